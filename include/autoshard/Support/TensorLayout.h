@@ -1,0 +1,91 @@
+//===- TensorLayout.h - How a tensor is spread over a mesh ------*- C++ -*-===//
+//
+// The MLIR-free form of `#dist.layout`: for every tensor dim the ordered list
+// of mesh axes it is split over (major to minor), the axes on which the value
+// is a pending partial reduction, and optional explicit uneven split sizes.
+// Shared by the dialect, the cost model, the reshard planner and the runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_SUPPORT_TENSORLAYOUT_H
+#define AUTOSHARD_SUPPORT_TENSORLAYOUT_H
+
+#include "autoshard/Support/DeviceMesh.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace autoshard {
+
+enum class ReductionKind { Sum, Max, Min, Product };
+
+std::string_view stringifyReductionKind(ReductionKind kind);
+std::optional<ReductionKind> symbolizeReductionKind(std::string_view name);
+
+struct TensorLayout {
+  /// dimAxes[d] = mesh axis indices dim d is split over, major to minor.
+  std::vector<std::vector<int64_t>> dimAxes;
+  /// Axes over which the value is a pending reduction of kind partialKind.
+  std::vector<int64_t> partialAxes;
+  ReductionKind partialKind = ReductionKind::Sum;
+  /// unevenSizes[d], when non-empty, gives the size of each of dim d's shards
+  /// (in shard order); an empty list means an even split. Either empty or of
+  /// size rank.
+  std::vector<std::vector<int64_t>> unevenSizes;
+
+  TensorLayout() = default;
+  /// A fully replicated layout of the given rank.
+  static TensorLayout replicated(int64_t rank);
+
+  int64_t getRank() const { return static_cast<int64_t>(dimAxes.size()); }
+  bool isReplicated() const;
+  bool isPartial() const { return !partialAxes.empty(); }
+  bool hasUnevenDim(int64_t dim) const {
+    return !unevenSizes.empty() && !unevenSizes[dim].empty();
+  }
+  /// Mesh axes used to split any dim (not the partial ones).
+  std::vector<int64_t> getSplitAxes() const;
+  /// Tensor dim that `axis` splits, if any.
+  std::optional<int64_t> getDimOfAxis(int64_t axis) const;
+
+  /// Number of shards of `dim`: the product of its axes' sizes.
+  int64_t getNumShards(const DeviceMesh &mesh, int64_t dim) const;
+  /// Which of `dim`'s shards the device at mesh coordinate `coord` holds.
+  int64_t getShardIndex(const DeviceMesh &mesh, int64_t dim,
+                        const std::vector<int64_t> &coord) const;
+  /// Size and offset of shard `shard` of `dim` for a global extent.
+  int64_t getShardSize(const DeviceMesh &mesh, int64_t dim, int64_t extent,
+                       int64_t shard) const;
+  int64_t getShardOffset(const DeviceMesh &mesh, int64_t dim, int64_t extent,
+                         int64_t shard) const;
+
+  /// The local shard shape / offsets held at mesh coordinate `coord`.
+  std::vector<int64_t> getLocalShape(const DeviceMesh &mesh,
+                                     const std::vector<int64_t> &globalShape,
+                                     const std::vector<int64_t> &coord) const;
+  std::vector<int64_t>
+  getLocalOffsets(const DeviceMesh &mesh,
+                  const std::vector<int64_t> &globalShape,
+                  const std::vector<int64_t> &coord) const;
+  /// The largest local shape over all devices (the buffer size to allocate).
+  std::vector<int64_t> getMaxLocalShape(const DeviceMesh &mesh,
+                                        const std::vector<int64_t> &shape) const;
+
+  /// Checks the layout against a mesh (and, when given, a global shape): axis
+  /// indices in range, no axis used twice, partial axes not also splitting,
+  /// rank agreement, divisibility unless uneven sizes are given, uneven sizes
+  /// of the right count summing to the dim. Returns an error message or "".
+  std::string validate(const DeviceMesh &mesh,
+                       const std::vector<int64_t> *globalShape = nullptr) const;
+
+  bool operator==(const TensorLayout &other) const;
+  bool operator!=(const TensorLayout &other) const { return !(*this == other); }
+  /// Human-readable form, e.g. "[[dp], []] partial sum[mp]".
+  std::string str(const DeviceMesh &mesh) const;
+};
+
+} // namespace autoshard
+
+#endif // AUTOSHARD_SUPPORT_TENSORLAYOUT_H

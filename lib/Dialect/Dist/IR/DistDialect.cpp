@@ -1,0 +1,107 @@
+//===- DistDialect.cpp - dist dialect ------------------------------------===//
+
+#include "autoshard/Dialect/Dist/IR/DistDialect.h"
+#include "autoshard/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace autoshard;
+using namespace autoshard::dist;
+
+#include "autoshard/Dialect/Dist/IR/DistDialect.cpp.inc"
+#include "autoshard/Dialect/Dist/IR/DistEnums.cpp.inc"
+
+namespace {
+/// Prints meshes once at the top of the file as `#mesh = #dist.mesh<...>`.
+struct DistOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<MeshAttr>(attr)) {
+      os << "mesh";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
+void DistDialect::initialize() {
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "autoshard/Dialect/Dist/IR/DistOps.cpp.inc"
+      >();
+  addInterfaces<DistOpAsmInterface>();
+}
+
+/// Checks each layout of a strategy against the values it describes.
+static LogicalResult verifyLayouts(Operation *op, ArrayRef<LayoutAttr> layouts,
+                                   ValueRange values, StringRef what) {
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(layouts, values))) {
+    auto [layout, value] = pair;
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type)
+      return op->emitOpError() << "has a dist.strategy layout for " << what
+                               << " #" << i << ", which is not a ranked tensor";
+    std::string err = layout.verifyForShape(type.getShape());
+    if (!err.empty())
+      return op->emitOpError()
+             << "dist.strategy layout for " << what << " #" << i << ": " << err;
+  }
+  return success();
+}
+
+LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kStrategyAttrName) {
+    auto strategy = dyn_cast<StrategyAttr>(attr.getValue());
+    if (!strategy)
+      return op->emitOpError() << "expects '" << name
+                               << "' to be a #dist.strategy attribute";
+    ArrayRef<LayoutAttr> ins = strategy.getOperands();
+    ArrayRef<LayoutAttr> outs = strategy.getResults();
+    // Destination-style ops may omit their inits: they follow the results.
+    int64_t numOperands = op->getNumOperands();
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    bool arityOk = static_cast<int64_t>(ins.size()) == numOperands ||
+                   (dps && static_cast<int64_t>(ins.size()) ==
+                               dps.getNumDpsInputs());
+    if (!arityOk) {
+      InFlightDiagnostic diag = op->emitOpError()
+                                << "has a dist.strategy with " << ins.size()
+                                << " operand layouts but the op has "
+                                << numOperands << " operands";
+      if (dps)
+        diag << " (" << dps.getNumDpsInputs() << " inputs)";
+      return diag;
+    }
+    if (!outs.empty() && outs.size() != op->getNumResults())
+      return op->emitOpError()
+             << "has a dist.strategy with " << outs.size()
+             << " result layouts but the op has " << op->getNumResults()
+             << " results";
+    if (failed(verifyLayouts(op, ins, op->getOperands().take_front(ins.size()),
+                             "operand")) ||
+        failed(verifyLayouts(op, outs, op->getResults(), "result")))
+      return failure();
+    return success();
+  }
+  if (name == kPriorityAttrName) {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitOpError() << "expects '" << name << "' to be an integer";
+    return success();
+  }
+  if (name == kMeshAttrName) {
+    if (!isa<MeshAttr>(attr.getValue()))
+      return op->emitOpError() << "expects '" << name
+                               << "' to be a #dist.mesh attribute";
+    return success();
+  }
+  return op->emitOpError() << "has unknown dist attribute '" << name << "'";
+}

@@ -1,0 +1,140 @@
+//===- DeviceMesh.cpp - Logical device mesh with named axes ---------------===//
+
+#include "autoshard/Support/DeviceMesh.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+using namespace autoshard;
+
+DeviceMesh::DeviceMesh(std::vector<MeshAxis> axes,
+                       std::vector<int64_t> deviceIds)
+    : axes(std::move(axes)), deviceIds(std::move(deviceIds)) {}
+
+int64_t DeviceMesh::getNumDevices() const {
+  int64_t n = 1;
+  for (const MeshAxis &a : axes)
+    n *= a.size;
+  return n;
+}
+
+std::optional<int64_t> DeviceMesh::getAxisIndex(std::string_view name) const {
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].name == name)
+      return static_cast<int64_t>(i);
+  return std::nullopt;
+}
+
+std::vector<int64_t> DeviceMesh::getCoordinate(int64_t pos) const {
+  std::vector<int64_t> coord(axes.size());
+  for (int64_t i = getNumAxes() - 1; i >= 0; --i) {
+    coord[i] = pos % axes[i].size;
+    pos /= axes[i].size;
+  }
+  return coord;
+}
+
+int64_t DeviceMesh::getPosition(const std::vector<int64_t> &coord) const {
+  int64_t pos = 0;
+  for (size_t i = 0; i < axes.size(); ++i)
+    pos = pos * axes[i].size + coord[i];
+  return pos;
+}
+
+int64_t DeviceMesh::getDeviceId(int64_t pos) const {
+  return deviceIds.empty() ? pos : deviceIds[pos];
+}
+
+std::optional<int64_t> DeviceMesh::getPositionOfDevice(int64_t deviceId) const {
+  if (deviceIds.empty()) {
+    if (deviceId >= 0 && deviceId < getNumDevices())
+      return deviceId;
+    return std::nullopt;
+  }
+  auto it = std::find(deviceIds.begin(), deviceIds.end(), deviceId);
+  if (it == deviceIds.end())
+    return std::nullopt;
+  return it - deviceIds.begin();
+}
+
+int64_t DeviceMesh::getGroupSize(const std::vector<int64_t> &axisList) const {
+  int64_t n = 1;
+  for (int64_t a : axisList)
+    n *= axes[a].size;
+  return n;
+}
+
+std::vector<int64_t>
+DeviceMesh::getGroup(int64_t pos, const std::vector<int64_t> &groupAxes) const {
+  std::vector<int64_t> base = getCoordinate(pos);
+  int64_t n = getGroupSize(groupAxes);
+  std::vector<int64_t> group;
+  group.reserve(n);
+  for (int64_t k = 0; k < n; ++k) {
+    // Decompose k row-major over groupAxes (first listed = most major).
+    int64_t rest = k;
+    std::vector<int64_t> coord = base;
+    for (int64_t i = static_cast<int64_t>(groupAxes.size()) - 1; i >= 0; --i) {
+      int64_t a = groupAxes[i];
+      coord[a] = rest % axes[a].size;
+      rest /= axes[a].size;
+    }
+    group.push_back(getPosition(coord));
+  }
+  return group;
+}
+
+int64_t DeviceMesh::getIndexInGroup(int64_t pos,
+                                    const std::vector<int64_t> &groupAxes) const {
+  std::vector<int64_t> coord = getCoordinate(pos);
+  int64_t idx = 0;
+  for (int64_t a : groupAxes)
+    idx = idx * axes[a].size + coord[a];
+  return idx;
+}
+
+std::string DeviceMesh::validate() const {
+  std::set<std::string> seen;
+  for (const MeshAxis &a : axes) {
+    if (a.name.empty())
+      return "mesh axis name must not be empty";
+    if (!seen.insert(a.name).second)
+      return "mesh axis '" + a.name + "' is declared twice";
+    if (a.size < 1)
+      return "mesh axis '" + a.name + "' must have a positive size, got " +
+             std::to_string(a.size);
+    if (a.bandwidthGBps < 0 || a.latencyUs < 0)
+      return "mesh axis '" + a.name + "' has a negative link figure";
+  }
+  if (!deviceIds.empty()) {
+    if (static_cast<int64_t>(deviceIds.size()) != getNumDevices())
+      return "mesh has " + std::to_string(getNumDevices()) +
+             " positions but " + std::to_string(deviceIds.size()) +
+             " device ids";
+    std::set<int64_t> ids(deviceIds.begin(), deviceIds.end());
+    if (ids.size() != deviceIds.size())
+      return "mesh device ids must be distinct";
+    if (*ids.begin() < 0)
+      return "mesh device ids must be non-negative";
+  }
+  return "";
+}
+
+bool DeviceMesh::operator==(const DeviceMesh &other) const {
+  if (axes.size() != other.axes.size() || deviceIds != other.deviceIds)
+    return false;
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].name != other.axes[i].name || axes[i].size != other.axes[i].size)
+      return false;
+  return true;
+}
+
+std::string DeviceMesh::str() const {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < axes.size(); ++i)
+    os << (i ? ", " : "") << axes[i].name << "=" << axes[i].size;
+  os << "]";
+  return os.str();
+}

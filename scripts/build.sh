@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what is missing, configures (once) and builds autoshard in build/.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/install-deps.sh"
+build="${AUTOSHARD_BUILD_DIR:-$root/build}"
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+ninja -C "$build" ${AUTOSHARD_NINJA_FLAGS:-} | grep -v '^\[' || true
+test "${PIPESTATUS[0]}" -eq 0

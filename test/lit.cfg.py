@@ -1,0 +1,40 @@
+# -*- Python -*-
+# lit configuration for autoshard's IR, tool and multi-rank tests.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "autoshard"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test", ".onnx-test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Unit", "README.md"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.autoshard_obj_root, "test")
+
+path = [config.autoshard_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])]
+config.environment["PATH"] = os.pathsep.join(path)
+# OpenMPI refuses root and oversubscription unless told; tests run as root in CI.
+for var in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
+    config.environment[var] = "1"
+config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
+config.environment["PRTE_MCA_rmaps_default_mapping_policy"] = ":oversubscribe"
+
+config.substitutions.append(("%autoshard_src", config.autoshard_src_root))
+config.substitutions.append(("%autoshard_bin", config.autoshard_tools_dir))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%mpirun", "mpirun --allow-run-as-root --oversubscribe"))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+
+if config.mpi_enabled and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+if config.cuda_enabled:
+    config.available_features.add("cuda")
+if config.onnx_enabled:
+    config.available_features.add("onnx")
+if shutil.which("mlir-opt", path=config.llvm_tools_dir):
+    config.available_features.add("upstream-mlir-opt")
