@@ -1,0 +1,65 @@
+//===- Collective.h - One step of a redistribution --------------*- C++ -*-===//
+//
+// The vocabulary shared by the cost model, the reshard planner, the partition
+// pass (which emits each step as an op), the collective simulator and the
+// runtime. MLIR-free.
+//
+// Semantics of a step on layout `before`, producing layout `after`:
+//   AllGather     axes A on dim d: A is the minor-most suffix of before.dimAxes[d];
+//                 every device ends with the concatenation over A (A removed).
+//   AllSlice      axes A on dim d: local only; A is appended (minor-most) to
+//                 dim d and each device keeps its piece.
+//   AllReduce     axes A: A is a subset of before.partialAxes; reduces with
+//                 `reduction` over A (A removed from partialAxes).
+//   ReduceScatter axes A on dim d: reduce over A, then each device keeps its
+//                 piece of dim d (A removed from partial, appended to dim d).
+//   AllToAll      axes A from dim `srcDim` (A the minor-most suffix there) to
+//                 dim d (A appended minor-most): split d, exchange, concat srcDim.
+//   Permute       `pairs` (source position, target position): point-to-point
+//                 moves of whole local shards (axis swaps, device reorders).
+// Uneven dims (TensorLayout::unevenSizes) are allowed on every step; the
+// gather/scatter then moves each device's own shard size.
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_ANALYSIS_COLLECTIVE_H
+#define AUTOSHARD_ANALYSIS_COLLECTIVE_H
+
+#include "autoshard/Support/TensorLayout.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace autoshard {
+
+enum class CollectiveKind {
+  AllGather,
+  AllSlice,
+  AllReduce,
+  ReduceScatter,
+  AllToAll,
+  Permute,
+};
+
+std::string_view stringifyCollectiveKind(CollectiveKind kind);
+
+struct CollectiveStep {
+  CollectiveKind kind = CollectiveKind::AllGather;
+  /// Mesh axes whose groups communicate, major to minor.
+  std::vector<int64_t> axes;
+  /// AllGather/AllSlice/ReduceScatter: the tensor dim; AllToAll: the dim that
+  /// becomes split. -1 when unused.
+  int64_t dim = -1;
+  /// AllToAll: the dim that becomes gathered. -1 when unused.
+  int64_t srcDim = -1;
+  ReductionKind reduction = ReductionKind::Sum;
+  /// Permute: (source mesh position, target mesh position).
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  TensorLayout before, after;
+
+  std::string str(const DeviceMesh &mesh) const;
+};
+
+} // namespace autoshard
+
+#endif // AUTOSHARD_ANALYSIS_COLLECTIVE_H
