@@ -17,6 +17,11 @@
 //                 dim d (A appended minor-most): split d, exchange, concat srcDim.
 //   Permute       `pairs` (source position, target position): point-to-point
 //                 moves of whole local shards (axis swaps, device reorders).
+//   MakePartial   axes A: local only; A is added to partialAxes with kind
+//                 `reduction`: for sum the device at group index 0 keeps the
+//                 value and the others hold zeros; for max/min/product every
+//                 device keeps it (idempotent) — product keeps it on index 0
+//                 and ones elsewhere.
 // Uneven dims (TensorLayout::unevenSizes) are allowed on every step; the
 // gather/scatter then moves each device's own shard size.
 //===----------------------------------------------------------------------===//
@@ -39,6 +44,7 @@ enum class CollectiveKind {
   ReduceScatter,
   AllToAll,
   Permute,
+  MakePartial,
 };
 
 std::string_view stringifyCollectiveKind(CollectiveKind kind);
