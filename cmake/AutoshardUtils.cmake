@@ -17,5 +17,13 @@ function(autoshard_add_library name)
   if(ARG_LINK)
     target_link_libraries(${name} PUBLIC ${ARG_LINK})
   endif()
+  # Debian's MLIR/LLVM imported targets carry no include directories, so our
+  # MLIR-facing libraries publish them for out-of-tree consumers.
+  if("MLIR" IN_LIST ARG_LINK OR "LLVM" IN_LIST ARG_LINK)
+    foreach(dir ${MLIR_INCLUDE_DIRS} ${LLVM_INCLUDE_DIRS})
+      target_include_directories(${name} SYSTEM PUBLIC
+        $<BUILD_INTERFACE:${dir}> $<INSTALL_INTERFACE:${dir}>)
+    endforeach()
+  endif()
   set_property(GLOBAL APPEND PROPERTY AUTOSHARD_EXPORTED_LIBS ${name})
 endfunction()

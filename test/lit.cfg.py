@@ -24,6 +24,7 @@ config.environment["PRTE_MCA_rmaps_default_mapping_policy"] = ":oversubscribe"
 
 config.substitutions.append(("%autoshard_src", config.autoshard_src_root))
 config.substitutions.append(("%autoshard_bin", config.autoshard_tools_dir))
+config.substitutions.append(("%autoshard_obj", config.autoshard_obj_root))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
