@@ -3,6 +3,7 @@
 #include "autoshard/Support/DeviceMesh.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -11,6 +12,45 @@ using namespace autoshard;
 DeviceMesh::DeviceMesh(std::vector<MeshAxis> axes,
                        std::vector<int64_t> deviceIds)
     : axes(std::move(axes)), deviceIds(std::move(deviceIds)) {}
+
+std::optional<DeviceMesh> DeviceMesh::parse(std::string_view spec,
+                                           std::string &error) {
+  std::vector<MeshAxis> axes;
+  std::string_view rest = spec;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view()
+                                           : rest.substr(comma + 1);
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size()) {
+      error = "mesh axis '" + std::string(item) +
+              "' must look like NAME=SIZE (e.g. dp=2,mp=4)";
+      return std::nullopt;
+    }
+    MeshAxis axis;
+    axis.name = std::string(item.substr(0, eq));
+    std::string size(item.substr(eq + 1));
+    char *end = nullptr;
+    long long v = std::strtoll(size.c_str(), &end, 10);
+    if (!end || *end != '\0') {
+      error = "mesh axis '" + axis.name + "' has a non-integer size '" + size +
+              "'";
+      return std::nullopt;
+    }
+    axis.size = v;
+    axes.push_back(axis);
+  }
+  if (axes.empty()) {
+    error = "mesh is empty; expected e.g. dp=2,mp=4";
+    return std::nullopt;
+  }
+  DeviceMesh mesh(std::move(axes));
+  error = mesh.validate();
+  if (!error.empty())
+    return std::nullopt;
+  return mesh;
+}
 
 int64_t DeviceMesh::getNumDevices() const {
   int64_t n = 1;

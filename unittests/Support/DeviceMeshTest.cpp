@@ -41,6 +41,20 @@ TEST(DeviceMesh, GroupsFollowListedAxisOrder) {
   EXPECT_EQ(m.getIndexInGroup(6, {0}), 1);
 }
 
+TEST(DeviceMesh, ParseCommandLineSpec) {
+  std::string err;
+  auto m = DeviceMesh::parse("dp=2,mp=4", err);
+  ASSERT_TRUE(m) << err;
+  EXPECT_EQ(*m, mesh2x4());
+  EXPECT_FALSE(DeviceMesh::parse("dp=2,mp", err));
+  EXPECT_NE(err.find("NAME=SIZE"), std::string::npos);
+  EXPECT_FALSE(DeviceMesh::parse("dp=x", err));
+  EXPECT_NE(err.find("non-integer"), std::string::npos);
+  EXPECT_FALSE(DeviceMesh::parse("dp=2,dp=2", err));
+  EXPECT_NE(err.find("twice"), std::string::npos);
+  EXPECT_FALSE(DeviceMesh::parse("", err));
+}
+
 TEST(DeviceMesh, Validation) {
   EXPECT_NE(DeviceMesh({{"a", 2}, {"a", 2}}).validate().find("twice"),
             std::string::npos);

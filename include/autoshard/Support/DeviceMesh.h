@@ -33,6 +33,11 @@ public:
   explicit DeviceMesh(std::vector<MeshAxis> axes,
                       std::vector<int64_t> deviceIds = {});
 
+  /// Parses a command-line mesh such as "dp=2,mp=4" (axis order = major to
+  /// minor). Returns std::nullopt and sets `error` on malformed input.
+  static std::optional<DeviceMesh> parse(std::string_view spec,
+                                         std::string &error);
+
   int64_t getNumAxes() const { return static_cast<int64_t>(axes.size()); }
   const MeshAxis &getAxis(int64_t i) const { return axes[i]; }
   const std::vector<MeshAxis> &getAxes() const { return axes; }
