@@ -3,6 +3,10 @@
 #include "autoshard/InitAll.h"
 
 #include "autoshard/Dialect/Dist/IR/DistDialect.h"
+#include "autoshard/Partition/Passes.h"
+#include "autoshard/Propagate/Passes.h"
+#include "autoshard/Propagate/RuleModels.h"
+#include "autoshard/Propagate/TestPasses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/ShardingInterfaceImpl.h"
@@ -33,6 +37,12 @@ void autoshard::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::linalg::registerShardingInterfaceExternalModels(registry);
   mlir::tensor::registerShardingInterfaceExternalModels(registry);
   mlir::tosa::registerShardingInterfaceExternalModels(registry);
+  // autoshard's factor rules (propagation and its cost model read these).
+  autoshard::registerShardingRuleModels(registry);
 }
 
-void autoshard::registerAllPasses() {}
+void autoshard::registerAllPasses() {
+  registerAutoshardPropagatePasses();
+  registerAutoshardPropagateTestPasses();
+  registerPartitionPassesAndPipelines();
+}

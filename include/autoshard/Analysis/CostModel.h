@@ -58,6 +58,14 @@ public:
   const ClusterSpec &getCluster() const { return cluster; }
   /// The link used for axis `axis` (mesh figures, else cluster defaults).
   LinkSpec getLink(int64_t axis) const;
+  /// The link of a collective over `axes`: the slowest one (lowest bandwidth;
+  /// on a tie the higher latency). Empty `axes` (a local step) gives an
+  /// infinitely fast link with zero latency.
+  LinkSpec getGroupLink(const std::vector<int64_t> &axes) const;
+  /// alpha + bytes / beta for a collective over `axes` that moves `bytes`
+  /// (already scaled as in getStepBytes); 0 when `axes` is empty.
+  double getTransferTimeUs(const std::vector<int64_t> &axes,
+                           double bytes) const;
 
   /// Bytes each device sends for `step` on a tensor of `globalShape` with
   /// elements of `elemBytes` bytes (the alpha-beta "B" term, already scaled

@@ -12,8 +12,10 @@
 #include "autoshard/Analysis/Collective.h"
 #include "autoshard/Analysis/CostModel.h"
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace autoshard {
@@ -42,6 +44,34 @@ std::optional<ReshardPlan> planReshard(const CostModel &model,
                                        const TensorLayout &to,
                                        const PlannerOptions &options,
                                        std::string &error);
+
+/// A planner bound to one cost model and options that memoises plans by
+/// (shape, elemBytes, from, to): the propagation pass asks for the same
+/// reshards many times. Not thread-safe.
+class ReshardPlanner {
+public:
+  explicit ReshardPlanner(const CostModel &model, PlannerOptions options = {})
+      : model(model), options(options) {}
+
+  std::optional<ReshardPlan> plan(const std::vector<int64_t> &globalShape,
+                                  int64_t elemBytes, const TensorLayout &from,
+                                  const TensorLayout &to, std::string &error);
+
+  const CostModel &getCostModel() const { return model; }
+  const PlannerOptions &getOptions() const { return options; }
+  size_t getNumCacheHits() const { return hits; }
+  size_t getNumCacheEntries() const { return cache.size(); }
+
+private:
+  struct Entry {
+    std::optional<ReshardPlan> plan;
+    std::string error;
+  };
+  const CostModel &model;
+  PlannerOptions options;
+  std::unordered_map<std::string, Entry> cache;
+  size_t hits = 0;
+};
 
 } // namespace autoshard
 

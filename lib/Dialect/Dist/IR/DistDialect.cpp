@@ -45,9 +45,16 @@ static LogicalResult verifyLayouts(Operation *op, ArrayRef<LayoutAttr> layouts,
   for (auto [i, pair] : llvm::enumerate(llvm::zip(layouts, values))) {
     auto [layout, value] = pair;
     auto type = dyn_cast<RankedTensorType>(value.getType());
-    if (!type)
-      return op->emitOpError() << "has a dist.strategy layout for " << what
-                               << " #" << i << ", which is not a ranked tensor";
+    if (!type) {
+      // Scalars (a fill value, an index) are present on every device: only
+      // the replicated rank-0 layout describes them.
+      if (layout.getRank() == 0 && layout.getPartialAxes().empty())
+        continue;
+      return op->emitOpError()
+             << "has a dist.strategy layout for " << what << " #" << i
+             << ", which is not a ranked tensor; only a replicated rank-0 "
+                "layout `[]` fits it";
+    }
     std::string err = layout.verifyForShape(type.getShape());
     if (!err.empty())
       return op->emitOpError()
@@ -101,6 +108,14 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
     if (!isa<MeshAttr>(attr.getValue()))
       return op->emitOpError() << "expects '" << name
                                << "' to be a #dist.mesh attribute";
+    return success();
+  }
+  // Pipeline stage of the ONNX node an op was imported from (lib/Import).
+  if (name == "dist.stage") {
+    auto stage = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!stage || stage.getInt() < 0)
+      return op->emitOpError()
+             << "expects '" << name << "' to be a non-negative integer";
     return success();
   }
   return op->emitOpError() << "has unknown dist attribute '" << name << "'";

@@ -278,10 +278,11 @@ func.func @reshard_target(%a: tensor<8x6xf32>) -> tensor<8x6xf32> {
 
 // -----
 
-// Strategies describe ranked tensors only.
+// Strategies describe ranked tensors; a scalar takes the replicated `[]`.
 #a = #dist.mesh<[x = 2]>
-func.func @strategy_scalar(%v: f32) -> f32 {
-  // expected-error @+1 {{'arith.negf' op has a dist.strategy layout for operand #0, which is not a ranked tensor}}
-  %0 = arith.negf %v {dist.strategy = #dist.strategy<#a, in = [[]]>} : f32
+func.func @strategy_scalar(%v: f32, %t: tensor<4xf32>) -> f32 {
+  %f = linalg.fill {dist.strategy = #dist.strategy<#a, in = [[], [[x]]]>} ins(%v : f32) outs(%t : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{'arith.negf' op has a dist.strategy layout for operand #0, which is not a ranked tensor; only a replicated rank-0 layout `[]` fits it}}
+  %0 = arith.negf %v {dist.strategy = #dist.strategy<#a, in = [[] partial sum [x]]>} : f32
   return %0 : f32
 }

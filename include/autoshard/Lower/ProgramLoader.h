@@ -1,0 +1,42 @@
+//===- ProgramLoader.h - Partitioned MLIR module -> runtime Program -*- C++ -*-//
+//
+// The only bridge between the compiler and the runtime: it walks the entry
+// function of a module and builds the runtime's MLIR-free rt::Program.
+//
+// Accepted input (docs/design.md, "Contracts between the stages"):
+//  - a partitioned module: local tensor types, `dist.layout` and
+//    `dist.global_type` on arguments/results, the mesh from the module's
+//    `dist.mesh` attribute (or the layouts), collectives as upstream `shard`
+//    ops (all_reduce, all_gather, all_slice, reduce_scatter, all_to_all,
+//    process_multi_index/process_linear_index) and `dist.permute` /
+//    `dist.make_partial`;
+//  - an unpartitioned (global) module: no `dist.global_type` anywhere; it
+//    runs on a one-device mesh, annotations (`dist.annotate`, `dist.reshard`,
+//    `shard.shard`) are identities.
+// Ops: linalg structured ops (matmul/batch_matmul reach BLAS, the rest the
+// loop-nest evaluator with an arith/math/linalg.index/tensor.extract body),
+// linalg.softmax/transpose/fill, tensor.empty/expand_shape/collapse_shape/
+// reshape/cast/extract_slice/insert_slice/concat/pad/gather/splat/extract,
+// arith.constant (dense), arith/math on tensors and scalars. Anything else
+// gets a located error naming the op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_LOWER_PROGRAMLOADER_H
+#define AUTOSHARD_LOWER_PROGRAMLOADER_H
+
+#include "autoshard/Runtime/Program.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace autoshard {
+
+/// Lowers function `entry` (empty: `main`, else the only function with a
+/// body) to a Program. Emits located diagnostics and fails on anything the
+/// runtime cannot execute.
+mlir::FailureOr<rt::Program> lowerToProgram(mlir::ModuleOp module,
+                                            llvm::StringRef entry = "");
+
+} // namespace autoshard
+
+#endif // AUTOSHARD_LOWER_PROGRAMLOADER_H

@@ -1,0 +1,142 @@
+//===- Solver.h - Strategy selection over a cost graph ----------*- C++ -*-===//
+//
+// The MLIR-free core of propagation. Every operation (and every function
+// argument/result) is a node with candidate strategies, each with a node cost
+// (compute time, optional memory penalty). Every producer-result ->
+// consumer-operand use is an edge whose cost depends on the pair of chosen
+// candidates: the time of the reshard between the producer's result layout
+// and the consumer's operand layout. The solver picks one candidate per node
+// minimising the sum of node and edge costs.
+//
+// Edge costs are given per *layout class*: a candidate maps to the class of
+// the layout it gives the value (many candidates share a layout), and the
+// edge stores one cost per (source class, target class) pair. The pass prices
+// each class pair once with the reshard planner.
+//
+// Default solver (`SolverKind::DP`): exact min-sum dynamic programming on a
+// maximum-weight spanning forest (exact when the graph is a forest: chains,
+// trees), then alternating iterated conditional modes and forest DP with the
+// off-forest edges conditioned on the current assignment, until no move
+// improves the total. Near-linear in the number of edges times candidates^2.
+// `SolverKind::Exact` is a branch and bound seeded with the DP solution; an
+// oracle for graphs up to a few dozen nodes.
+//
+// Results depend only on the graph's content and the nodes' keys, never on
+// the order nodes or edges were added.
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_PROPAGATE_SOLVER_H
+#define AUTOSHARD_PROPAGATE_SOLVER_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace autoshard {
+
+/// Cost of a forbidden combination. Finite so sums stay ordered.
+constexpr double kInfeasibleCost = 1e18;
+
+class SolverGraph {
+public:
+  struct Node {
+    /// Canonical key: nodes are visited in key order (ties by the edges'
+    /// structure, then insertion), so results do not depend on op order.
+    std::string key;
+    std::vector<double> costs;
+  };
+  struct Edge {
+    unsigned src = 0, dst = 0;
+    /// Candidate -> layout class on each side.
+    std::vector<unsigned> srcClass, dstClass;
+    unsigned numSrcClasses = 0, numDstClasses = 0;
+    /// cost[srcClass * numDstClasses + dstClass].
+    std::vector<double> cost;
+
+    double get(unsigned cs, unsigned cd) const {
+      return cost[srcClass[cs] * numDstClasses + dstClass[cd]];
+    }
+  };
+  /// "Node `node` must take one of `allowed` candidates", with a priority.
+  /// Restrictions are applied from the highest priority down; one that
+  /// would leave a node without a candidate loses (its constraint is then
+  /// met by a reshard instead).
+  struct Restriction {
+    unsigned node = 0;
+    std::vector<unsigned> allowed;
+    int64_t priority = 0;
+  };
+
+  /// Adds a node with one cost per candidate (at least one). Returns its id.
+  unsigned addNode(std::string key, std::vector<double> costs);
+  /// Adds an edge with class-based costs (see Edge).
+  void addEdge(unsigned src, unsigned dst, std::vector<unsigned> srcClass,
+               std::vector<unsigned> dstClass, unsigned numSrcClasses,
+               unsigned numDstClasses, std::vector<double> cost);
+  /// Adds an edge with a dense matrix cost[cs * numCandidates(dst) + cd].
+  void addEdge(unsigned src, unsigned dst, std::vector<double> matrix);
+  void restrict(unsigned node, std::vector<unsigned> allowed,
+                int64_t priority = 0);
+  /// Shorthand for restrict(node, {candidate}, priority).
+  void fix(unsigned node, unsigned candidate, int64_t priority = 0) {
+    restrict(node, {candidate}, priority);
+  }
+
+  unsigned getNumNodes() const { return nodes.size(); }
+  unsigned getNumCandidates(unsigned node) const {
+    return nodes[node].costs.size();
+  }
+  const Node &getNode(unsigned node) const { return nodes[node]; }
+  const std::vector<Node> &getNodes() const { return nodes; }
+  const std::vector<Edge> &getEdges() const { return edges; }
+  const std::vector<Restriction> &getRestrictions() const {
+    return restrictions;
+  }
+
+  /// Total cost of an assignment (one candidate per node).
+  double evaluate(const std::vector<unsigned> &assignment) const;
+  /// Checks ids and sizes; returns an error message or "".
+  std::string validate() const;
+
+private:
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  std::vector<Restriction> restrictions;
+};
+
+enum class SolverKind { DP, Exact };
+
+std::string_view stringifySolverKind(SolverKind kind);
+std::optional<SolverKind> symbolizeSolverKind(std::string_view name);
+
+struct SolverOptions {
+  SolverKind kind = SolverKind::DP;
+  /// Exact solver: give up (returning the best found, optimal = false) after
+  /// this many search nodes.
+  uint64_t maxSearchNodes = 200000000;
+  /// DP solver: at most this many improvement rounds after the forest DP.
+  unsigned maxRounds = 64;
+};
+
+struct SolverResult {
+  std::vector<unsigned> assignment;
+  double cost = 0.0;
+  /// True when the result is proven optimal (forests under DP; exact solver
+  /// within its budget).
+  bool optimal = false;
+  /// Exact: search nodes explored. DP: improvement rounds run.
+  uint64_t work = 0;
+  /// Set when the graph is malformed; the assignment is then empty.
+  std::string error;
+};
+
+/// Candidates each node may take after applying the restrictions.
+std::vector<std::vector<unsigned>>
+resolveRestrictions(const SolverGraph &graph);
+
+SolverResult solve(const SolverGraph &graph, const SolverOptions &options = {});
+
+} // namespace autoshard
+
+#endif // AUTOSHARD_PROPAGATE_SOLVER_H

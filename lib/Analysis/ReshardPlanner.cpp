@@ -1,0 +1,947 @@
+//===- ReshardPlanner.cpp - Cheapest collective sequence ------------------===//
+//
+// Dijkstra over layouts. A state says, for every mesh axis, whether it is
+// unused, partial, or splits dim d at position k, plus the shard sizes of the
+// dims that are uneven in the source or the target. Edges are the legal steps
+// of Collective.h, weighted by the cost model's time (integer picoseconds so
+// that equal costs tie exactly); ties go to fewer communicating steps, then
+// fewer local steps, then the first path found in a fixed edge order.
+//
+// The state is a fixed-size POD so that expanding an edge allocates nothing:
+// the propagation pass plans thousands of reshards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autoshard/Analysis/ReshardPlanner.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+
+using namespace autoshard;
+
+namespace {
+
+constexpr int kMaxAxes = 8;
+constexpr int kMaxUneven = 8;
+constexpr int8_t kUnused = -1;
+constexpr int8_t kPartial = -2;
+
+struct State {
+  /// Per mesh axis: kUnused, kPartial or the tensor dim it splits.
+  std::array<int8_t, kMaxAxes> dim;
+  /// Per mesh axis that splits a dim: its position there (0 = major).
+  std::array<int8_t, kMaxAxes> pos;
+  /// Per uneven slot: interned shard sizes (0 = even split).
+  std::array<uint16_t, kMaxUneven> uneven;
+  /// 1 + ReductionKind of the partial axes; 0 when there are none.
+  uint8_t kind;
+
+  State() {
+    dim.fill(kUnused);
+    pos.fill(0);
+    uneven.fill(0);
+    kind = 0;
+  }
+  bool operator==(const State &o) const {
+    return dim == o.dim && pos == o.pos && uneven == o.uneven &&
+           kind == o.kind;
+  }
+};
+
+struct StateHash {
+  size_t operator()(const State &s) const {
+    // FNV-1a over the fields.
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    for (int i = 0; i < kMaxAxes; ++i)
+      mix(static_cast<uint8_t>(s.dim[i]) | (static_cast<uint8_t>(s.pos[i]) << 8));
+    for (int i = 0; i < kMaxUneven; ++i)
+      mix(s.uneven[i]);
+    mix(s.kind);
+    return static_cast<size_t>(h);
+  }
+};
+
+/// A short ordered list of mesh axes.
+struct AxisList {
+  int8_t n = 0;
+  std::array<int8_t, kMaxAxes> a{};
+  void push(int8_t x) { a[n++] = x; }
+};
+
+struct Edge {
+  CollectiveKind kind;
+  AxisList axes;
+  int8_t dim = -1, srcDim = -1;
+};
+
+/// Cost of a path: time first, then communicating steps, then local steps.
+struct Cost {
+  int64_t timePs = 0;
+  int32_t commSteps = 0;
+  int32_t localSteps = 0;
+  bool operator<(const Cost &o) const {
+    return std::tie(timePs, commSteps, localSteps) <
+           std::tie(o.timePs, o.commSteps, o.localSteps);
+  }
+};
+
+struct Node {
+  State state;
+  Cost cost;
+  int parent = -1;
+  Edge edge{};
+  bool done = false;
+};
+
+class Search {
+public:
+  Search(const CostModel &model, const std::vector<int64_t> &shape,
+         int64_t elemBytes, const PlannerOptions &options)
+      : model(model), mesh(model.getMesh()), shape(shape),
+        elemBytes(elemBytes), options(options),
+        numAxes(static_cast<int>(mesh.getNumAxes())),
+        rank(static_cast<int>(shape.size())) {}
+
+  std::optional<ReshardPlan> run(const TensorLayout &from,
+                                 const TensorLayout &to, std::string &error);
+
+private:
+  // Conversions.
+  bool toState(const TensorLayout &layout, State &out, std::string &error);
+  TensorLayout toLayout(const State &s) const;
+
+  // Shard sizes.
+  int getUneven(const State &s, int d) const {
+    int slot = slotOfDim[d];
+    return slot < 0 ? 0 : s.uneven[slot];
+  }
+  int64_t numShards(const State &s, int d) const {
+    int64_t n = 1;
+    for (int a = 0; a < numAxes; ++a)
+      if (s.dim[a] == d)
+        n *= mesh.getAxisSize(a);
+    return n;
+  }
+  int64_t shardSize(const State &s, int d, int64_t n, int64_t shard) const {
+    int id = getUneven(s, d);
+    return id ? sizes[id][shard] : shape[d] / n;
+  }
+  double localBytes(const State &s) const;
+  uint16_t intern(std::vector<int64_t> v, int64_t extent);
+  uint16_t coarsen(uint16_t id, int64_t factor, int64_t extent);
+  /// Resulting uneven ids of dim `d` once its axis list (in `next`) has
+  /// grown from `nOld` to `nNew` shards. At most two: the even split and the
+  /// target's sizes.
+  int sliceVariants(const State &cur, const State &next, int d, int64_t nOld,
+                    int64_t nNew, std::array<uint16_t, 2> &ids);
+
+  // Axis lists of the state being expanded.
+  void loadLists(const State &s);
+  bool isPrefixOfTarget(const State &next, int d) const;
+  static void append(State &s, int8_t axis, int d, int8_t &count) {
+    s.dim[axis] = static_cast<int8_t>(d);
+    s.pos[axis] = count++;
+  }
+
+  // Costs.
+  int64_t timePs(uint32_t mask, double bytes);
+  /// Index of the node of `s`, created (with no parent) if new.
+  int lookup(const State &s, bool &inserted);
+  int64_t groupSize(uint32_t mask) const {
+    int64_t n = 1;
+    for (int a = 0; a < numAxes; ++a)
+      if (mask & (1u << a))
+        n *= mesh.getAxisSize(a);
+    return n;
+  }
+  static uint32_t maskOf(const AxisList &l) {
+    uint32_t m = 0;
+    for (int i = 0; i < l.n; ++i)
+      m |= 1u << l.a[i];
+    return m;
+  }
+
+  // Permute.
+  struct GroupOrder {
+    AxisList a, b; // the group's axes in `before` and in `after`
+  };
+  void groupOrders(const State &before, const State &after,
+                   std::vector<GroupOrder> &out) const;
+  bool samePermuteSignature(const State &a, const State &b) const;
+  uint32_t permutePairs(const State &before, const State &after,
+                        std::vector<std::pair<int64_t, int64_t>> *pairs) const;
+
+  void expand(int nodeIdx);
+  void relax(int from, const State &next, const Edge &edge, int64_t ps,
+             bool comm);
+
+  const CostModel &model;
+  const DeviceMesh &mesh;
+  const std::vector<int64_t> &shape;
+  int64_t elemBytes;
+  const PlannerOptions &options;
+  int numAxes, rank;
+
+  std::vector<int> slotOfDim;
+  std::vector<std::vector<int64_t>> sizes{{}}; // id 0 = even
+  std::map<std::vector<int64_t>, uint16_t> sizeIds;
+  std::map<std::pair<uint16_t, int64_t>, uint16_t> coarsened;
+  TensorLayout targetLayout;
+  State goal;
+  std::vector<std::vector<int64_t>> coords;
+  std::vector<int64_t> strides;
+
+  std::vector<Node> nodes;
+  /// Open-addressing index of `nodes` by state (-1 = empty slot).
+  std::vector<int> table;
+  std::array<LinkSpec, 1u << kMaxAxes> maskLink;
+  std::array<bool, 1u << kMaxAxes> maskLinkKnown{};
+  using QItem = std::tuple<int64_t, int32_t, int32_t, int>;
+  std::priority_queue<QItem, std::vector<QItem>, std::greater<QItem>> queue;
+
+  /// Every ordered non-empty selection of distinct axes of `from`.
+  static void orderedSubsets(const AxisList &from, std::vector<AxisList> &out) {
+    out.clear();
+    AxisList cur;
+    std::function<void(uint32_t)> gen = [&](uint32_t used) {
+      for (int i = 0; i < from.n; ++i) {
+        if (used & (1u << i))
+          continue;
+        cur.push(from.a[i]);
+        out.push_back(cur);
+        gen(used | (1u << i));
+        --cur.n;
+      }
+    };
+    gen(0);
+  }
+
+  // Scratch for expand() and permutePairs().
+  mutable std::vector<GroupOrder> orderScratch;
+  std::vector<AxisList> lists;
+  std::vector<AxisList> seqs;
+};
+
+uint16_t Search::intern(std::vector<int64_t> v, int64_t extent) {
+  int64_t n = static_cast<int64_t>(v.size());
+  if (n <= 1)
+    return 0;
+  if (extent % n == 0 &&
+      std::all_of(v.begin(), v.end(),
+                  [&](int64_t x) { return x == extent / n; }))
+    return 0;
+  auto it = sizeIds.find(v);
+  if (it != sizeIds.end())
+    return it->second;
+  uint16_t id = static_cast<uint16_t>(sizes.size());
+  sizes.push_back(v);
+  sizeIds.emplace(std::move(v), id);
+  return id;
+}
+
+uint16_t Search::coarsen(uint16_t id, int64_t factor, int64_t extent) {
+  if (id == 0)
+    return 0;
+  auto key = std::make_pair(id, factor);
+  auto it = coarsened.find(key);
+  if (it != coarsened.end())
+    return it->second;
+  const std::vector<int64_t> &old = sizes[id];
+  std::vector<int64_t> v(old.size() / factor, 0);
+  for (size_t i = 0; i < old.size(); ++i)
+    v[i / factor] += old[i];
+  uint16_t res = intern(std::move(v), extent);
+  coarsened.emplace(key, res);
+  return res;
+}
+
+bool Search::isPrefixOfTarget(const State &next, int d) const {
+  const std::vector<int64_t> &t = targetLayout.dimAxes[d];
+  for (int a = 0; a < numAxes; ++a) {
+    if (next.dim[a] != d)
+      continue;
+    int p = next.pos[a];
+    if (p >= static_cast<int>(t.size()) || t[p] != a)
+      return false;
+  }
+  return true;
+}
+
+int Search::sliceVariants(const State &cur, const State &next, int d,
+                          int64_t nOld, int64_t nNew,
+                          std::array<uint16_t, 2> &ids) {
+  int count = 0;
+  int curId = getUneven(cur, d);
+  if (curId == 0 && shape[d] % nNew == 0)
+    ids[count++] = 0;
+  int slot = slotOfDim[d];
+  if (slot < 0 || !targetLayout.hasUnevenDim(d) || !isPrefixOfTarget(next, d))
+    return count;
+  // The target's sizes coarsened to nNew shards must refine the current ones.
+  const std::vector<int64_t> &t = targetLayout.unevenSizes[d];
+  int64_t factor = static_cast<int64_t>(t.size()) / nNew;
+  std::vector<int64_t> v(nNew, 0);
+  for (size_t i = 0; i < t.size(); ++i)
+    v[i / factor] += t[i];
+  int64_t m = nNew / nOld;
+  for (int64_t j = 0; j < nOld; ++j) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < m; ++k)
+      sum += v[j * m + k];
+    if (sum != shardSize(cur, d, nOld, j))
+      return count;
+  }
+  uint16_t id = intern(std::move(v), shape[d]);
+  if (count == 0 || ids[0] != id)
+    ids[count++] = id;
+  return count;
+}
+
+double Search::localBytes(const State &s) const {
+  double bytes = static_cast<double>(elemBytes);
+  for (int d = 0; d < rank; ++d) {
+    int id = getUneven(s, d);
+    if (id) {
+      bytes *= static_cast<double>(
+          *std::max_element(sizes[id].begin(), sizes[id].end()));
+    } else {
+      bytes *= static_cast<double>(shape[d] / numShards(s, d));
+    }
+  }
+  return bytes;
+}
+
+int64_t Search::timePs(uint32_t mask, double bytes) {
+  if (!maskLinkKnown[mask]) {
+    std::vector<int64_t> axes;
+    for (int a = 0; a < numAxes; ++a)
+      if (mask & (1u << a))
+        axes.push_back(a);
+    maskLink[mask] = model.getGroupLink(axes);
+    maskLinkKnown[mask] = true;
+  }
+  // The expression of CostModel::getTransferTimeUs, so totals agree.
+  const LinkSpec &link = maskLink[mask];
+  return static_cast<int64_t>(std::llround(
+      (link.latencyUs + bytes / (link.bandwidthGBps * 1e3)) * 1e6));
+}
+
+int Search::lookup(const State &s, bool &inserted) {
+  size_t mask = table.size() - 1;
+  size_t h = StateHash()(s) & mask;
+  while (table[h] >= 0) {
+    if (nodes[table[h]].state == s) {
+      inserted = false;
+      return table[h];
+    }
+    h = (h + 1) & mask;
+  }
+  inserted = true;
+  int idx = static_cast<int>(nodes.size());
+  table[h] = idx;
+  Node n;
+  n.state = s;
+  nodes.push_back(n);
+  if (nodes.size() * 2 > table.size()) {
+    // Grow and rehash.
+    std::vector<int> bigger(table.size() * 2, -1);
+    size_t bmask = bigger.size() - 1;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      size_t b = StateHash()(nodes[i].state) & bmask;
+      while (bigger[b] >= 0)
+        b = (b + 1) & bmask;
+      bigger[b] = static_cast<int>(i);
+    }
+    table.swap(bigger);
+  }
+  return idx;
+}
+
+bool Search::toState(const TensorLayout &layout, State &out,
+                     std::string &error) {
+  State s;
+  for (int d = 0; d < rank; ++d)
+    for (size_t i = 0; i < layout.dimAxes[d].size(); ++i) {
+      int64_t a = layout.dimAxes[d][i];
+      s.dim[a] = static_cast<int8_t>(d);
+      s.pos[a] = static_cast<int8_t>(i);
+    }
+  for (int64_t a : layout.partialAxes)
+    s.dim[a] = kPartial;
+  if (layout.isPartial())
+    s.kind = static_cast<uint8_t>(1 + static_cast<int>(layout.partialKind));
+  for (int d = 0; d < rank; ++d) {
+    if (!layout.hasUnevenDim(d))
+      continue;
+    uint16_t id = intern(layout.unevenSizes[d], shape[d]);
+    if (id && slotOfDim[d] < 0) {
+      error = "internal error: no uneven slot for dim " + std::to_string(d);
+      return false;
+    }
+    if (slotOfDim[d] >= 0)
+      s.uneven[slotOfDim[d]] = id;
+  }
+  out = s;
+  return true;
+}
+
+TensorLayout Search::toLayout(const State &s) const {
+  TensorLayout l = TensorLayout::replicated(rank);
+  for (int d = 0; d < rank; ++d) {
+    std::vector<int64_t> &axes = l.dimAxes[d];
+    for (int a = 0; a < numAxes; ++a)
+      if (s.dim[a] == d) {
+        if (static_cast<int>(axes.size()) <= s.pos[a])
+          axes.resize(s.pos[a] + 1, -1);
+        axes[s.pos[a]] = a;
+      }
+  }
+  for (int a = 0; a < numAxes; ++a)
+    if (s.dim[a] == kPartial)
+      l.partialAxes.push_back(a);
+  if (s.kind)
+    l.partialKind = static_cast<ReductionKind>(s.kind - 1);
+  bool anyUneven = false;
+  for (int d = 0; d < rank; ++d)
+    anyUneven |= getUneven(s, d) != 0;
+  if (anyUneven) {
+    l.unevenSizes.resize(rank);
+    for (int d = 0; d < rank; ++d)
+      if (int id = getUneven(s, d))
+        l.unevenSizes[d] = sizes[id];
+  }
+  return l;
+}
+
+void Search::loadLists(const State &s) {
+  for (int d = 0; d < rank; ++d)
+    lists[d].n = 0;
+  for (int a = 0; a < numAxes; ++a)
+    if (s.dim[a] >= 0) {
+      AxisList &l = lists[s.dim[a]];
+      l.n = std::max<int8_t>(l.n, s.pos[a] + 1);
+      l.a[s.pos[a]] = static_cast<int8_t>(a);
+    }
+}
+
+bool Search::samePermuteSignature(const State &a, const State &b) const {
+  if (a.kind != b.kind || a.uneven != b.uneven)
+    return false;
+  for (int x = 0; x < numAxes; ++x)
+    if ((a.dim[x] == kPartial) != (b.dim[x] == kPartial))
+      return false;
+  for (int d = 0; d < rank; ++d)
+    if (numShards(a, d) != numShards(b, d))
+      return false;
+  return true;
+}
+
+void Search::groupOrders(const State &before, const State &after,
+                         std::vector<GroupOrder> &out) const {
+  out.clear();
+  // Groups: tensor dims, then the replicated axes (group `rank`), ordered by
+  // position on a dim and in mesh order when replicated.
+  for (int g = 0; g <= rank; ++g) {
+    int8_t code = g < rank ? static_cast<int8_t>(g) : kUnused;
+    GroupOrder o;
+    for (int a = 0; a < numAxes; ++a) {
+      if (before.dim[a] == code)
+        o.a.a[code == kUnused ? o.a.n : before.pos[a]] = static_cast<int8_t>(a),
+            ++o.a.n;
+      if (after.dim[a] == code)
+        o.b.a[code == kUnused ? o.b.n : after.pos[a]] = static_cast<int8_t>(a),
+            ++o.b.n;
+    }
+    // Identical lists map every device's coordinates to themselves.
+    if (o.a.n == o.b.n && std::equal(o.a.a.begin(), o.a.a.begin() + o.a.n,
+                                     o.b.a.begin()))
+      continue;
+    out.push_back(o);
+  }
+}
+
+uint32_t
+Search::permutePairs(const State &before, const State &after,
+                     std::vector<std::pair<int64_t, int64_t>> *pairs) const {
+  // Device p takes the shard of the device q that holds, in `before`, the
+  // block p holds in `after`, with the same partial coordinates and the same
+  // replica index (row-major over the replicated axes in mesh order): for
+  // each group, p's index over after's axes is decomposed over before's.
+  std::vector<GroupOrder> &orders = orderScratch;
+  groupOrders(before, after, orders);
+  uint32_t mask = 0;
+  if (!pairs) {
+    // Only the axes some move crosses. An axis only before's group holds is
+    // free in p while fixed in q: it differs for some p. An axis both hold
+    // differs when the two decompositions disagree somewhere.
+    for (const GroupOrder &o : orders) {
+      int64_t total = 1;
+      for (int i = 0; i < o.b.n; ++i)
+        total *= mesh.getAxisSize(o.b.a[i]);
+      std::array<int64_t, kMaxAxes> pc{}, qc{};
+      for (int64_t idx = 0; idx < total; ++idx) {
+        int64_t rest = idx;
+        for (int i = o.b.n - 1; i >= 0; --i) {
+          int64_t size = mesh.getAxisSize(o.b.a[i]);
+          pc[o.b.a[i]] = rest % size;
+          rest /= size;
+        }
+        rest = idx;
+        for (int i = o.a.n - 1; i >= 0; --i) {
+          int64_t size = mesh.getAxisSize(o.a.a[i]);
+          qc[o.a.a[i]] = rest % size;
+          rest /= size;
+        }
+        for (int i = 0; i < o.a.n; ++i) {
+          int8_t a = o.a.a[i];
+          bool inB = std::find(o.b.a.begin(), o.b.a.begin() + o.b.n, a) !=
+                     o.b.a.begin() + o.b.n;
+          if (mesh.getAxisSize(a) > 1 && (!inB || pc[a] != qc[a]))
+            mask |= 1u << a;
+        }
+      }
+    }
+    return mask;
+  }
+  std::array<int64_t, kMaxAxes> qc{};
+  int64_t numDevices = static_cast<int64_t>(coords.size());
+  for (int64_t p = 0; p < numDevices; ++p) {
+    const std::vector<int64_t> &c = coords[p];
+    for (int a = 0; a < numAxes; ++a)
+      qc[a] = c[a];
+    for (const GroupOrder &o : orders) {
+      int64_t idx = 0;
+      for (int i = 0; i < o.b.n; ++i)
+        idx = idx * mesh.getAxisSize(o.b.a[i]) + c[o.b.a[i]];
+      for (int i = o.a.n - 1; i >= 0; --i) {
+        int64_t size = mesh.getAxisSize(o.a.a[i]);
+        qc[o.a.a[i]] = idx % size;
+        idx /= size;
+      }
+    }
+    int64_t q = 0;
+    for (int a = 0; a < numAxes; ++a)
+      q += qc[a] * strides[a];
+    if (q == p)
+      continue;
+    for (int a = 0; a < numAxes; ++a)
+      if (qc[a] != c[a])
+        mask |= 1u << a;
+    pairs->emplace_back(q, p);
+  }
+  return mask;
+}
+
+void Search::relax(int from, const State &next, const Edge &edge, int64_t ps,
+                   bool comm) {
+  Cost c = nodes[from].cost;
+  c.timePs += ps;
+  (comm ? c.commSteps : c.localSteps) += 1;
+  bool inserted;
+  int idx = lookup(next, inserted);
+  Node &n = nodes[idx];
+  if (!inserted && (n.done || !(c < n.cost)))
+    return;
+  n.cost = c;
+  n.parent = from;
+  n.edge = edge;
+  queue.emplace(c.timePs, c.commSteps, c.localSteps, idx);
+}
+
+void Search::expand(int nodeIdx) {
+  const State s = nodes[nodeIdx].state;
+  loadLists(s);
+  AxisList partial, unused;
+  for (int a = 0; a < numAxes; ++a) {
+    if (s.dim[a] == kPartial)
+      partial.push(static_cast<int8_t>(a));
+    else if (s.dim[a] == kUnused)
+      unused.push(static_cast<int8_t>(a));
+  }
+  double bytes = localBytes(s);
+  auto frac = [&](uint32_t mask) {
+    double n = static_cast<double>(groupSize(mask));
+    return (n - 1) / n;
+  };
+  auto isComm = [&](uint32_t mask) { return groupSize(mask) > 1; };
+  auto commTime = [&](uint32_t mask, double b) {
+    return isComm(mask) ? timePs(mask, b) : 0;
+  };
+
+  // AllReduce over any non-empty subset of the partial axes.
+  for (uint32_t sub = 1; sub < (1u << partial.n); ++sub) {
+    State next = s;
+    Edge e{CollectiveKind::AllReduce, {}, -1, -1};
+    for (int i = 0; i < partial.n; ++i)
+      if (sub & (1u << i)) {
+        next.dim[partial.a[i]] = kUnused;
+        e.axes.push(partial.a[i]);
+      }
+    bool anyLeft = std::any_of(next.dim.begin(), next.dim.begin() + numAxes,
+                               [](int8_t x) { return x == kPartial; });
+    if (!anyLeft)
+      next.kind = 0;
+    uint32_t m = maskOf(e.axes);
+    relax(nodeIdx, next, e, commTime(m, 2 * frac(m) * bytes), isComm(m));
+  }
+
+  // ReduceScatter: any ordered non-empty subset of the partial axes onto any
+  // dim.
+  if (partial.n) {
+    orderedSubsets(partial, seqs);
+    for (const AxisList &seq : seqs) {
+      uint32_t m = maskOf(seq);
+      int64_t ps = commTime(m, frac(m) * bytes);
+      for (int d = 0; d < rank; ++d) {
+        State next = s;
+        int8_t count = lists[d].n;
+        for (int i = 0; i < seq.n; ++i)
+          append(next, seq.a[i], d, count);
+        if (partial.n == seq.n)
+          next.kind = 0;
+        int64_t nOld = numShards(s, d), nNew = nOld * groupSize(m);
+        std::array<uint16_t, 2> ids;
+        int nv = sliceVariants(s, next, d, nOld, nNew, ids);
+        for (int v = 0; v < nv; ++v) {
+          if (slotOfDim[d] >= 0)
+            next.uneven[slotOfDim[d]] = ids[v];
+          Edge e{CollectiveKind::ReduceScatter, seq, static_cast<int8_t>(d),
+                 -1};
+          relax(nodeIdx, next, e, ps, isComm(m));
+        }
+      }
+    }
+  }
+
+  // AllGather of a minor-most suffix of a dim's axes.
+  for (int d = 0; d < rank; ++d) {
+    const AxisList &l = lists[d];
+    for (int j = 1; j <= l.n; ++j) {
+      State next = s;
+      Edge e{CollectiveKind::AllGather, {}, static_cast<int8_t>(d), -1};
+      for (int i = l.n - j; i < l.n; ++i) {
+        next.dim[l.a[i]] = kUnused;
+        next.pos[l.a[i]] = 0;
+        e.axes.push(l.a[i]);
+      }
+      uint32_t m = maskOf(e.axes);
+      if (slotOfDim[d] >= 0)
+        next.uneven[slotOfDim[d]] =
+            coarsen(s.uneven[slotOfDim[d]], groupSize(m), shape[d]);
+      relax(nodeIdx, next, e, commTime(m, frac(m) * localBytes(next)),
+            isComm(m));
+    }
+  }
+
+  // AllSlice of any ordered non-empty subset of the unused axes onto a dim.
+  if (unused.n) {
+    orderedSubsets(unused, seqs);
+    for (const AxisList &seq : seqs) {
+      int64_t m = groupSize(maskOf(seq));
+      for (int d = 0; d < rank; ++d) {
+        State next = s;
+        int8_t count = lists[d].n;
+        for (int i = 0; i < seq.n; ++i)
+          append(next, seq.a[i], d, count);
+        int64_t nOld = numShards(s, d), nNew = nOld * m;
+        std::array<uint16_t, 2> ids;
+        int nv = sliceVariants(s, next, d, nOld, nNew, ids);
+        for (int v = 0; v < nv; ++v) {
+          if (slotOfDim[d] >= 0)
+            next.uneven[slotOfDim[d]] = ids[v];
+          Edge e{CollectiveKind::AllSlice, seq, static_cast<int8_t>(d), -1};
+          relax(nodeIdx, next, e, 0, false);
+        }
+      }
+    }
+  }
+
+  // AllToAll: a minor-most suffix of one dim's axes onto another dim.
+  if (options.enableAllToAll) {
+    for (int src = 0; src < rank; ++src) {
+      const AxisList &l = lists[src];
+      for (int j = 1; j <= l.n; ++j) {
+        AxisList moved;
+        for (int i = l.n - j; i < l.n; ++i)
+          moved.push(l.a[i]);
+        uint32_t m = maskOf(moved);
+        int64_t ps = commTime(m, frac(m) * bytes);
+        for (int d = 0; d < rank; ++d) {
+          if (d == src)
+            continue;
+          State next = s;
+          int8_t count = lists[d].n;
+          for (int i = 0; i < moved.n; ++i)
+            append(next, moved.a[i], d, count);
+          if (slotOfDim[src] >= 0)
+            next.uneven[slotOfDim[src]] =
+                coarsen(s.uneven[slotOfDim[src]], groupSize(m), shape[src]);
+          int64_t nOld = numShards(s, d), nNew = nOld * groupSize(m);
+          std::array<uint16_t, 2> ids;
+          int nv = sliceVariants(s, next, d, nOld, nNew, ids);
+          for (int v = 0; v < nv; ++v) {
+            if (slotOfDim[d] >= 0)
+              next.uneven[slotOfDim[d]] = ids[v];
+            Edge e{CollectiveKind::AllToAll, moved, static_cast<int8_t>(d),
+                   static_cast<int8_t>(src)};
+            relax(nodeIdx, next, e, ps, isComm(m));
+          }
+        }
+      }
+    }
+  }
+
+  // MakePartial of unused axes that the target holds partial, with the
+  // target's reduction (nothing else can be useful).
+  if (goal.kind && (s.kind == 0 || s.kind == goal.kind)) {
+    AxisList cand;
+    for (int i = 0; i < unused.n; ++i)
+      if (goal.dim[unused.a[i]] == kPartial)
+        cand.push(unused.a[i]);
+    for (uint32_t sub = 1; sub < (1u << cand.n); ++sub) {
+      State next = s;
+      next.kind = goal.kind;
+      Edge e{CollectiveKind::MakePartial, {}, -1, -1};
+      for (int i = 0; i < cand.n; ++i)
+        if (sub & (1u << i)) {
+          next.dim[cand.a[i]] = kPartial;
+          e.axes.push(cand.a[i]);
+        }
+      relax(nodeIdx, next, e, 0, false);
+    }
+  }
+
+  // Permute: straight to the goal when it holds the same shards, and swaps of
+  // two equal-size axes (axis swaps such as [[x],[y]] -> [[y],[x]]).
+  auto permuteTo = [&](const State &next) {
+    uint32_t m = permutePairs(s, next, nullptr);
+    Edge e{CollectiveKind::Permute, {}, -1, -1};
+    relax(nodeIdx, next, e, m ? timePs(m, bytes) : 0, m != 0);
+  };
+  if (!(s == goal) && samePermuteSignature(s, goal))
+    permuteTo(goal);
+  for (int a = 0; a < numAxes; ++a) {
+    for (int b = a + 1; b < numAxes; ++b) {
+      if (mesh.getAxisSize(a) != mesh.getAxisSize(b) ||
+          s.dim[a] == kPartial || s.dim[b] == kPartial ||
+          (s.dim[a] == kUnused && s.dim[b] == kUnused))
+        continue;
+      State next = s;
+      std::swap(next.dim[a], next.dim[b]);
+      std::swap(next.pos[a], next.pos[b]);
+      if (!(next == goal))
+        permuteTo(next);
+    }
+  }
+}
+
+std::optional<ReshardPlan> Search::run(const TensorLayout &from,
+                                       const TensorLayout &to,
+                                       std::string &error) {
+  slotOfDim.assign(rank, -1);
+  int numSlots = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (!from.hasUnevenDim(d) && !to.hasUnevenDim(d))
+      continue;
+    if (numSlots == kMaxUneven) {
+      error = "cannot plan reshard: more than " + std::to_string(kMaxUneven) +
+              " dims with uneven splits";
+      return std::nullopt;
+    }
+    slotOfDim[d] = numSlots++;
+  }
+  targetLayout = to;
+  State start;
+  if (!toState(from, start, error) || !toState(to, goal, error))
+    return std::nullopt;
+
+  int64_t numDevices = mesh.getNumDevices();
+  coords.resize(numDevices);
+  for (int64_t p = 0; p < numDevices; ++p)
+    coords[p] = mesh.getCoordinate(p);
+  strides.assign(numAxes, 1);
+  for (int a = numAxes - 2; a >= 0; --a)
+    strides[a] = strides[a + 1] * mesh.getAxisSize(a + 1);
+  lists.assign(rank, AxisList());
+
+  nodes.reserve(256);
+  table.assign(512, -1);
+  bool inserted;
+  lookup(start, inserted);
+  queue.emplace(0, 0, 0, 0);
+  int goalIdx = -1;
+  while (!queue.empty()) {
+    auto [t, c, l, idx] = queue.top();
+    queue.pop();
+    Node &n = nodes[idx];
+    if (n.done || std::make_tuple(t, c, l) != std::make_tuple(
+                                                  n.cost.timePs,
+                                                  n.cost.commSteps,
+                                                  n.cost.localSteps))
+      continue;
+    n.done = true;
+    if (n.state == goal) {
+      goalIdx = idx;
+      break;
+    }
+    expand(idx);
+  }
+  if (goalIdx < 0) {
+    error = "no sequence of collectives turns " + from.str(mesh) + " into " +
+            to.str(mesh);
+    return std::nullopt;
+  }
+
+  // Walk back and build the steps.
+  std::vector<int> path;
+  for (int i = goalIdx; i > 0; i = nodes[i].parent)
+    path.push_back(i);
+  std::reverse(path.begin(), path.end());
+  std::vector<CollectiveStep> steps;
+  for (int i : path) {
+    const Node &n = nodes[i];
+    const State &prev = nodes[n.parent].state;
+    CollectiveStep step;
+    step.kind = n.edge.kind;
+    for (int k = 0; k < n.edge.axes.n; ++k)
+      step.axes.push_back(n.edge.axes.a[k]);
+    step.dim = n.edge.dim;
+    step.srcDim = n.edge.srcDim;
+    if (prev.kind)
+      step.reduction = static_cast<ReductionKind>(prev.kind - 1);
+    if (step.kind == CollectiveKind::MakePartial)
+      step.reduction = static_cast<ReductionKind>(n.state.kind - 1);
+    step.before = toLayout(prev);
+    step.after = toLayout(n.state);
+    if (step.kind == CollectiveKind::Permute) {
+      uint32_t m = permutePairs(prev, n.state, &step.pairs);
+      for (int a = 0; a < numAxes; ++a)
+        if (m & (1u << a))
+          step.axes.push_back(a);
+    }
+    // Merge consecutive local steps that compose into one.
+    if (!steps.empty()) {
+      CollectiveStep &last = steps.back();
+      bool mergeSlice = step.kind == CollectiveKind::AllSlice &&
+                        last.kind == CollectiveKind::AllSlice &&
+                        last.dim == step.dim;
+      bool mergePartial = step.kind == CollectiveKind::MakePartial &&
+                          last.kind == CollectiveKind::MakePartial;
+      if (mergeSlice || mergePartial) {
+        last.axes.insert(last.axes.end(), step.axes.begin(), step.axes.end());
+        last.after = step.after;
+        continue;
+      }
+    }
+    steps.push_back(std::move(step));
+  }
+  ReshardPlan plan;
+  if (!steps.empty()) {
+    steps.front().before = from;
+    steps.back().after = to;
+  }
+  for (const CollectiveStep &step : steps) {
+    plan.timeUs += model.getStepTimeUs(step, shape, elemBytes);
+    plan.bytesPerDevice += model.getStepBytes(step, shape, elemBytes);
+  }
+  plan.steps = std::move(steps);
+  return plan;
+}
+
+} // namespace
+
+std::optional<ReshardPlan>
+autoshard::planReshard(const CostModel &model,
+                       const std::vector<int64_t> &globalShape,
+                       int64_t elemBytes, const TensorLayout &from,
+                       const TensorLayout &to, const PlannerOptions &options,
+                       std::string &error) {
+  const DeviceMesh &mesh = model.getMesh();
+  if (mesh.getNumAxes() > kMaxAxes) {
+    error = "cannot plan reshard: meshes of more than " +
+            std::to_string(kMaxAxes) + " axes are not supported";
+    return std::nullopt;
+  }
+  if (globalShape.size() > 127) {
+    error = "cannot plan reshard: tensors of rank above 127 are not supported";
+    return std::nullopt;
+  }
+  for (int64_t extent : globalShape)
+    if (extent < 0) {
+      error = "cannot plan reshard of a tensor with dynamic dims";
+      return std::nullopt;
+    }
+  if (elemBytes <= 0) {
+    error = "cannot plan reshard: element size must be positive";
+    return std::nullopt;
+  }
+  for (const auto &[layout, what] :
+       {std::pair<const TensorLayout *, const char *>{&from, "source"},
+        {&to, "target"}}) {
+    std::string msg = layout->validate(mesh, &globalShape);
+    if (!msg.empty()) {
+      error = std::string("cannot plan reshard: invalid ") + what +
+              " layout " + layout->str(mesh) + ": " + msg;
+      return std::nullopt;
+    }
+  }
+  Search search(model, globalShape, elemBytes, options);
+  return search.run(from, to, error);
+}
+
+std::optional<ReshardPlan>
+ReshardPlanner::plan(const std::vector<int64_t> &globalShape,
+                     int64_t elemBytes, const TensorLayout &from,
+                     const TensorLayout &to, std::string &error) {
+  std::ostringstream key;
+  auto put = [&](const TensorLayout &l) {
+    key << '|';
+    for (const auto &axes : l.dimAxes) {
+      key << '[';
+      for (int64_t a : axes)
+        key << a << ',';
+      key << ']';
+    }
+    std::vector<int64_t> p = l.partialAxes;
+    std::sort(p.begin(), p.end());
+    key << 'p' << static_cast<int>(l.partialKind);
+    for (int64_t a : p)
+      key << a << ',';
+    key << 'u';
+    for (const auto &s : l.unevenSizes) {
+      key << '(';
+      for (int64_t x : s)
+        key << x << ',';
+      key << ')';
+    }
+  };
+  for (int64_t e : globalShape)
+    key << e << 'x';
+  key << elemBytes;
+  put(from);
+  put(to);
+  std::string k = key.str();
+  auto it = cache.find(k);
+  if (it != cache.end()) {
+    ++hits;
+    error = it->second.error;
+    return it->second.plan;
+  }
+  Entry entry;
+  entry.plan = planReshard(model, globalShape, elemBytes, from, to, options,
+                           entry.error);
+  error = entry.error;
+  auto res = entry.plan;
+  cache.emplace(std::move(k), std::move(entry));
+  return res;
+}

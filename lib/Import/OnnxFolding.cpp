@@ -1,0 +1,551 @@
+//===- OnnxFolding.cpp - Static evaluation of ONNX shape computations -----===//
+//
+// Exporters compute reshape targets and slice bounds at run time (Shape ->
+// Gather -> Unsqueeze -> Concat -> Reshape). autoshard needs static shapes,
+// so every node whose inputs are all known is evaluated here instead of
+// being imported; only the values real ops consume are materialised.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporterImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+using namespace autoshard::onnx_import;
+
+int64_t HostTensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::optional<ElemKind> autoshard::onnx_import::elemKindFromOnnx(int32_t t) {
+  switch (t) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::DOUBLE:
+    return ElemKind::F32;
+  case onnx::TensorProto::INT64:
+    return ElemKind::I64;
+  case onnx::TensorProto::INT32:
+    return ElemKind::I32;
+  case onnx::TensorProto::BOOL:
+    return ElemKind::Bool;
+  default:
+    return std::nullopt;
+  }
+}
+
+const char *autoshard::onnx_import::onnxTypeName(int32_t t) {
+  if (onnx::TensorProto::DataType_IsValid(t))
+    return onnx::TensorProto::DataType_Name(
+               static_cast<onnx::TensorProto::DataType>(t))
+        .c_str();
+  return "an unknown type";
+}
+
+FailureOr<HostTensor>
+autoshard::onnx_import::readTensorProto(const onnx::TensorProto &t,
+                                        StringRef modelDir, std::string &error) {
+  std::optional<ElemKind> kind = elemKindFromOnnx(t.data_type());
+  if (!kind) {
+    error = std::string("element type ") + onnxTypeName(t.data_type()) +
+            " is not supported (float, double, int64, int32, bool are)";
+    return failure();
+  }
+  HostTensor h;
+  h.kind = *kind;
+  h.shape.assign(t.dims().begin(), t.dims().end());
+  int64_t n = h.numel();
+  std::string external;
+  const std::string *raw = t.has_raw_data() ? &t.raw_data() : nullptr;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    uint64_t offset = 0, length = 0;
+    for (const auto &kv : t.external_data()) {
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset")
+        offset = std::stoull(kv.value());
+      else if (kv.key() == "length")
+        length = std::stoull(kv.value());
+    }
+    SmallString<256> path(modelDir);
+    llvm::sys::path::append(path, location);
+    auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+    if (!buf) {
+      error = "cannot read external data '" + std::string(path) +
+              "': " + buf.getError().message();
+      return failure();
+    }
+    StringRef bytes = (*buf)->getBuffer();
+    if (offset > bytes.size()) {
+      error = "external data offset is past the end of '" + std::string(path) + "'";
+      return failure();
+    }
+    external = bytes.substr(offset, length ? length : StringRef::npos).str();
+    raw = &external;
+  }
+  auto fromRaw = [&](auto sample) -> LogicalResult {
+    using T = decltype(sample);
+    if (raw->size() != static_cast<size_t>(n) * sizeof(T)) {
+      error = "raw data holds " + std::to_string(raw->size()) +
+              " bytes, expected " + std::to_string(n * sizeof(T));
+      return failure();
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      T v;
+      std::memcpy(&v, raw->data() + k * sizeof(T), sizeof(T));
+      if (h.isFloat())
+        h.f.push_back(static_cast<double>(v));
+      else
+        h.i.push_back(static_cast<int64_t>(v));
+    }
+    return success();
+  };
+  LogicalResult ok = success();
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    if (raw)
+      ok = fromRaw(float());
+    else
+      h.f.assign(t.float_data().begin(), t.float_data().end());
+    break;
+  case onnx::TensorProto::DOUBLE:
+    if (raw)
+      ok = fromRaw(double());
+    else
+      h.f.assign(t.double_data().begin(), t.double_data().end());
+    break;
+  case onnx::TensorProto::INT64:
+    if (raw)
+      ok = fromRaw(int64_t());
+    else
+      h.i.assign(t.int64_data().begin(), t.int64_data().end());
+    break;
+  case onnx::TensorProto::INT32:
+    if (raw)
+      ok = fromRaw(int32_t());
+    else
+      h.i.assign(t.int32_data().begin(), t.int32_data().end());
+    break;
+  case onnx::TensorProto::BOOL:
+    if (raw)
+      ok = fromRaw(uint8_t());
+    else
+      h.i.assign(t.int32_data().begin(), t.int32_data().end());
+    break;
+  }
+  if (failed(ok))
+    return failure();
+  int64_t have = h.isFloat() ? h.f.size() : h.i.size();
+  if (have != n) {
+    error = "holds " + std::to_string(have) + " values for a shape of " +
+            std::to_string(n) + " elements";
+    return failure();
+  }
+  return h;
+}
+
+namespace {
+/// Row-major strides with 0 for dims broadcast against `out`.
+std::vector<int64_t> broadcastStrides(ArrayRef<int64_t> shape,
+                                      ArrayRef<int64_t> out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  int64_t s = 1, off = out.size() - shape.size();
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    strides[off + d] = shape[d] == 1 ? 0 : s;
+    s *= shape[d];
+  }
+  return strides;
+}
+
+/// Evaluates an elementwise op with numpy broadcasting. `useFloat` picks the
+/// arithmetic (double or int64) from the inputs.
+std::optional<HostTensor>
+hostElementwise(ArrayRef<const HostTensor *> ins, ElemKind outKind,
+                bool useFloat,
+                const std::function<double(ArrayRef<double>)> &ff,
+                const std::function<int64_t(ArrayRef<int64_t>)> &fi) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const HostTensor *t : ins)
+    shapes.push_back(t->shape);
+  std::optional<std::vector<int64_t>> out = broadcastShapes(shapes);
+  if (!out)
+    return std::nullopt;
+  HostTensor r;
+  r.kind = outKind;
+  r.shape = *out;
+  std::vector<std::vector<int64_t>> strides;
+  for (const HostTensor *t : ins)
+    strides.push_back(broadcastStrides(t->shape, *out));
+  int64_t n = r.numel(), rank = out->size();
+  std::vector<int64_t> idx(rank, 0);
+  std::vector<double> fa(ins.size());
+  std::vector<int64_t> ia(ins.size());
+  for (int64_t k = 0; k < n; ++k) {
+    for (size_t j = 0; j < ins.size(); ++j) {
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat += idx[d] * strides[j][d];
+      if (useFloat)
+        fa[j] = ins[j]->getF(flat);
+      else
+        ia[j] = ins[j]->getI(flat);
+    }
+    if (useFloat)
+      r.push(ff(fa));
+    else
+      r.pushI(fi(ia));
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < (*out)[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return r;
+}
+
+/// Copies `src` elements at row-major positions given by `index(outIdx)`.
+HostTensor gatherHost(const HostTensor &src, std::vector<int64_t> outShape,
+                      const std::function<int64_t(ArrayRef<int64_t>)> &index) {
+  HostTensor r;
+  r.kind = src.kind;
+  r.shape = std::move(outShape);
+  int64_t n = r.numel(), rank = r.shape.size();
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t from = index(idx);
+    if (src.isFloat())
+      r.f.push_back(src.f[from]);
+    else
+      r.i.push_back(src.i[from]);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < r.shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return r;
+}
+
+std::vector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+} // namespace
+
+FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
+  if (opType == "Constant") {
+    const onnx::AttributeProto *a = nullptr;
+    for (const onnx::AttributeProto &at : node->attribute())
+      a = &at;
+    if (!a)
+      return error() << "has no value attribute", failure();
+    HostTensor t;
+    StringRef n = a->name();
+    if (n == "value") {
+      std::string err;
+      FailureOr<HostTensor> h = readTensorProto(a->t(), "", err);
+      if (failed(h))
+        return error() << "value: " << err, failure();
+      t = std::move(*h);
+    } else if (n == "value_float") {
+      t.kind = ElemKind::F32;
+      t.f = {a->f()};
+    } else if (n == "value_floats") {
+      t.kind = ElemKind::F32;
+      t.f.assign(a->floats().begin(), a->floats().end());
+      t.shape = {static_cast<int64_t>(t.f.size())};
+    } else if (n == "value_int") {
+      t.kind = ElemKind::I64;
+      t.i = {a->i()};
+    } else if (n == "value_ints") {
+      t.kind = ElemKind::I64;
+      t.i.assign(a->ints().begin(), a->ints().end());
+      t.shape = {static_cast<int64_t>(t.i.size())};
+    } else {
+      return error() << "attribute '" << n << "' is not supported", failure();
+    }
+    setOutput(0, std::move(t));
+    return true;
+  }
+  if (opType == "Shape") {
+    const Val &x = in(0);
+    int64_t rank = x.rank();
+    int64_t start = attrInt("start", 0), end = attrInt("end", rank);
+    if (start < 0)
+      start += rank;
+    if (end < 0)
+      end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, 0, rank);
+    HostTensor t;
+    t.kind = ElemKind::I64;
+    for (int64_t d = start; d < end; ++d)
+      t.i.push_back(x.shape[d]);
+    t.shape = {static_cast<int64_t>(t.i.size())};
+    setOutput(0, std::move(t));
+    return true;
+  }
+  if (opType == "ConstantOfShape") {
+    FailureOr<std::vector<int64_t>> shape = constInts(0, "the shape");
+    if (failed(shape))
+      return failure();
+    HostTensor t;
+    t.kind = ElemKind::F32;
+    double v = 0.0;
+    if (const onnx::AttributeProto *a = attr("value")) {
+      std::string err;
+      FailureOr<HostTensor> h = readTensorProto(a->t(), "", err);
+      if (failed(h) || h->numel() != 1)
+        return error() << "value must be a one-element tensor", failure();
+      t.kind = h->kind;
+      v = h->getF(0);
+    }
+    t.shape = *shape;
+    for (int64_t k = 0, n = t.numel(); k < n; ++k)
+      t.push(v);
+    setOutput(0, std::move(t));
+    return true;
+  }
+  // Everything else folds only when every input is known.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (hasInput(i) && !in(i).isConstant())
+      return false;
+  if (inputs.empty())
+    return false;
+  const HostTensor &x = *in(0).constant;
+  if (opType == "Identity" || opType == "Dropout") {
+    setOutput(0, in(0));
+    return opType == "Identity" || node->output_size() < 2;
+  }
+  auto binary = [&](ElemKind outKind, std::function<double(double, double)> f,
+                    std::function<int64_t(int64_t, int64_t)> g)
+      -> FailureOr<bool> {
+    const HostTensor &y = *in(1).constant;
+    std::optional<HostTensor> r = hostElementwise(
+        {&x, &y}, outKind, x.isFloat() || y.isFloat(),
+        [&](ArrayRef<double> a) { return f(a[0], a[1]); },
+        [&](ArrayRef<int64_t> a) { return g(a[0], a[1]); });
+    if (!r)
+      return error() << "input shapes do not broadcast", failure();
+    setOutput(0, std::move(*r));
+    return true;
+  };
+  ElemKind k = x.kind;
+  if (opType == "Add")
+    return binary(k, std::plus<double>(), std::plus<int64_t>());
+  if (opType == "Sub")
+    return binary(k, std::minus<double>(), std::minus<int64_t>());
+  if (opType == "Mul")
+    return binary(k, std::multiplies<double>(), std::multiplies<int64_t>());
+  if (opType == "Div") {
+    if (!x.isFloat())
+      for (int64_t v : in(1).constant->i)
+        if (v == 0)
+          return error() << "integer division by zero", failure();
+    return binary(k, std::divides<double>(), std::divides<int64_t>());
+  }
+  if (opType == "Pow")
+    return binary(k, [](double a, double b) { return std::pow(a, b); },
+                  [](int64_t a, int64_t b) {
+                    return static_cast<int64_t>(std::pow(a, b));
+                  });
+  if (opType == "Equal")
+    return binary(ElemKind::Bool, [](double a, double b) { return a == b; },
+                  [](int64_t a, int64_t b) { return a == b; });
+  if (opType == "Less")
+    return binary(ElemKind::Bool, [](double a, double b) { return a < b; },
+                  [](int64_t a, int64_t b) { return a < b; });
+  if (opType == "Greater")
+    return binary(ElemKind::Bool, [](double a, double b) { return a > b; },
+                  [](int64_t a, int64_t b) { return a > b; });
+  if (opType == "Where") {
+    const HostTensor &y = *in(1).constant, &z = *in(2).constant;
+    std::optional<HostTensor> r = hostElementwise(
+        {&x, &y, &z}, y.kind, y.isFloat(),
+        [](ArrayRef<double> a) { return a[0] != 0 ? a[1] : a[2]; },
+        [](ArrayRef<int64_t> a) { return a[0] != 0 ? a[1] : a[2]; });
+    if (!r)
+      return error() << "input shapes do not broadcast", failure();
+    setOutput(0, std::move(*r));
+    return true;
+  }
+  auto unary = [&](std::function<double(double)> f,
+                   std::function<int64_t(int64_t)> g) -> FailureOr<bool> {
+    std::optional<HostTensor> r = hostElementwise(
+        {&x}, x.kind, x.isFloat(), [&](ArrayRef<double> a) { return f(a[0]); },
+        [&](ArrayRef<int64_t> a) { return g(a[0]); });
+    setOutput(0, std::move(*r));
+    return true;
+  };
+  if (opType == "Neg")
+    return unary([](double a) { return -a; }, [](int64_t a) { return -a; });
+  if (opType == "Sqrt" && x.isFloat())
+    return unary([](double a) { return std::sqrt(a); },
+                 [](int64_t a) { return a; });
+  if (opType == "Cast") {
+    const onnx::AttributeProto *to = attr("to");
+    std::optional<ElemKind> kind =
+        to ? elemKindFromOnnx(to->i()) : std::nullopt;
+    if (!kind)
+      return false; // convertCast reports it
+    HostTensor r;
+    r.kind = *kind;
+    r.shape = x.shape;
+    for (int64_t e = 0; e < x.numel(); ++e) {
+      if (x.isFloat() && !r.isFloat())
+        r.pushI(*kind == ElemKind::Bool ? x.f[e] != 0.0 : int64_t(x.f[e]));
+      else if (x.isFloat())
+        r.push(float(x.f[e]));
+      else
+        r.pushI(x.i[e]);
+    }
+    setOutput(0, std::move(r));
+    return true;
+  }
+  if (opType == "Range") {
+    double start = x.getF(0), limit = in(1).constant->getF(0),
+           delta = in(2).constant->getF(0);
+    if (delta == 0)
+      return error() << "delta is zero", failure();
+    HostTensor r;
+    r.kind = x.kind;
+    int64_t n = std::max<int64_t>(
+        0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    r.shape = {n};
+    for (int64_t e = 0; e < n; ++e)
+      r.push(start + e * delta);
+    setOutput(0, std::move(r));
+    return true;
+  }
+  if (opType == "Gather") {
+    const HostTensor &idx = *in(1).constant;
+    int64_t axis = attrInt("axis", 0);
+    if (failed(normalizeAxis(axis, x.shape.size())))
+      return failure();
+    std::vector<int64_t> out(x.shape.begin(), x.shape.begin() + axis);
+    out.insert(out.end(), idx.shape.begin(), idx.shape.end());
+    out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
+    for (int64_t e = 0; e < idx.numel(); ++e) {
+      int64_t v = idx.getI(e);
+      if (v < -x.shape[axis] || v >= x.shape[axis])
+        return error() << "index " << v << " is out of range for dim "
+                       << x.shape[axis],
+               failure();
+    }
+    std::vector<int64_t> xs = rowMajorStrides(x.shape),
+                         is = rowMajorStrides(idx.shape);
+    int64_t q = idx.shape.size();
+    setOutput(0, gatherHost(x, out, [&](ArrayRef<int64_t> o) {
+                int64_t flat = 0, ii = 0;
+                for (int64_t d = 0; d < q; ++d)
+                  ii += o[axis + d] * is[d];
+                int64_t v = idx.getI(ii);
+                if (v < 0)
+                  v += x.shape[axis];
+                for (int64_t d = 0; d < axis; ++d)
+                  flat += o[d] * xs[d];
+                flat += v * xs[axis];
+                for (int64_t d = axis + 1; d < (int64_t)x.shape.size(); ++d)
+                  flat += o[d - 1 + q] * xs[d];
+                return flat;
+              }));
+    return true;
+  }
+  if (opType == "Transpose") {
+    std::vector<int64_t> perm;
+    if (std::optional<std::vector<int64_t>> p = attrInts("perm"))
+      perm = *p;
+    else
+      for (int64_t d = x.shape.size() - 1; d >= 0; --d)
+        perm.push_back(d);
+    if (perm.size() != x.shape.size())
+      return false;
+    std::vector<int64_t> out, xs = rowMajorStrides(x.shape);
+    for (int64_t p : perm)
+      out.push_back(x.shape[p]);
+    setOutput(0, gatherHost(x, out, [&](ArrayRef<int64_t> o) {
+                int64_t flat = 0;
+                for (size_t d = 0; d < perm.size(); ++d)
+                  flat += o[d] * xs[perm[d]];
+                return flat;
+              }));
+    return true;
+  }
+  if (opType == "Concat") {
+    int64_t axis = attrInt("axis", 0);
+    if (failed(normalizeAxis(axis, x.shape.size())))
+      return failure();
+    HostTensor r;
+    r.kind = x.kind;
+    r.shape = x.shape;
+    r.shape[axis] = 0;
+    std::vector<const HostTensor *> parts;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!hasInput(i))
+        continue;
+      const HostTensor &p = *in(i).constant;
+      if (p.shape.size() != x.shape.size())
+        return error() << "inputs differ in rank", failure();
+      r.shape[axis] += p.shape[axis];
+      parts.push_back(&p);
+    }
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= x.shape[d];
+    for (int64_t o = 0; o < outer; ++o) {
+      for (const HostTensor *p : parts) {
+        int64_t chunk = p->numel() / std::max<int64_t>(outer, 1);
+        for (int64_t e = 0; e < chunk; ++e) {
+          if (p->isFloat())
+            r.push(p->f[o * chunk + e]);
+          else
+            r.pushI(p->i[o * chunk + e]);
+        }
+      }
+    }
+    setOutput(0, std::move(r));
+    return true;
+  }
+  // Reshape-like ops, Slice and Expand fold inside their converters, which
+  // own the shape logic.
+  return false;
+}
+
+HostTensor autoshard::onnx_import::sliceHost(const HostTensor &x,
+                                             ArrayRef<int64_t> offsets,
+                                             ArrayRef<int64_t> sizes,
+                                             ArrayRef<int64_t> strides) {
+  std::vector<int64_t> xs = rowMajorStrides(x.shape);
+  return gatherHost(x, std::vector<int64_t>(sizes.begin(), sizes.end()),
+                    [&](ArrayRef<int64_t> o) {
+                      int64_t flat = 0;
+                      for (size_t d = 0; d < o.size(); ++d)
+                        flat += (offsets[d] + o[d] * strides[d]) * xs[d];
+                      return flat;
+                    });
+}
+
+HostTensor autoshard::onnx_import::expandHost(const HostTensor &x,
+                                              ArrayRef<int64_t> outShape) {
+  std::vector<int64_t> strides = broadcastStrides(x.shape, outShape);
+  return gatherHost(x, std::vector<int64_t>(outShape.begin(), outShape.end()),
+                    [&](ArrayRef<int64_t> o) {
+                      int64_t flat = 0;
+                      for (size_t d = 0; d < o.size(); ++d)
+                        flat += o[d] * strides[d];
+                      return flat;
+                    });
+}

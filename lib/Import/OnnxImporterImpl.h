@@ -1,0 +1,216 @@
+//===- OnnxImporterImpl.h - State shared by the ONNX importer ---*- C++ -*-===//
+//
+// Private to lib/Import: the importer walks the graph in OnnxImporter.cpp and
+// converts nodes in OnnxOps.cpp (folding what is static in OnnxFolding.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_LIB_IMPORT_ONNXIMPORTERIMPL_H
+#define AUTOSHARD_LIB_IMPORT_ONNXIMPORTERIMPL_H
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "onnx/onnx_pb.h"
+
+namespace autoshard::onnx_import {
+
+/// Element types the importer computes in: ONNX float/double become f32
+/// ("f32 compute"), int64/int32 stay, bool is i1.
+enum class ElemKind { F32, I64, I32, Bool };
+
+mlir::Type getElemType(mlir::MLIRContext *ctx, ElemKind kind);
+std::optional<ElemKind> elemKindFromOnnx(int32_t dataType);
+const char *onnxTypeName(int32_t dataType);
+
+/// A tensor whose contents are known at import time (Constant, integer
+/// initializers and everything folded from them, e.g. shape arithmetic).
+struct HostTensor {
+  ElemKind kind = ElemKind::F32;
+  std::vector<int64_t> shape;
+  std::vector<double> f;  // kind == F32
+  std::vector<int64_t> i; // integer and bool kinds
+
+  bool isFloat() const { return kind == ElemKind::F32; }
+  int64_t numel() const;
+  double getF(int64_t k) const { return isFloat() ? f[k] : double(i[k]); }
+  int64_t getI(int64_t k) const { return isFloat() ? int64_t(f[k]) : i[k]; }
+  void push(double v) {
+    if (isFloat())
+      f.push_back(v);
+    else
+      i.push_back(kind == ElemKind::Bool ? (v != 0.0) : int64_t(v));
+  }
+  void pushI(int64_t v) {
+    if (isFloat())
+      f.push_back(double(v));
+    else
+      i.push_back(kind == ElemKind::Bool ? (v != 0) : v);
+  }
+};
+using HostRef = std::shared_ptr<const HostTensor>;
+
+/// What an ONNX value name stands for while importing.
+struct Val {
+  mlir::Value value; // the runtime SSA value, created lazily for constants
+  HostRef constant;  // the contents when known statically
+  std::vector<int64_t> shape;
+  ElemKind kind = ElemKind::F32;
+
+  bool isConstant() const { return constant != nullptr; }
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  bool isScalarConstant() const {
+    return constant && constant->numel() == 1;
+  }
+};
+
+/// Where a main-op operand comes from: ONNX input `input`, with operand dim d
+/// being that input's dim dims[d] (-1: a unit dim the importer added).
+struct OperandSource {
+  int64_t input;
+  llvm::SmallVector<int64_t> dims;
+};
+
+/// The op a node's strategy attaches to (the MatMul's contraction, the
+/// Gather's tensor.gather, ...) and how its operands relate to the node's.
+struct MainOp {
+  mlir::Operation *op = nullptr;
+  /// One per DPS input (or operand) of `op`; nullopt: not from the node.
+  llvm::SmallVector<std::optional<OperandSource>> operands;
+  /// Result 0 dim d is the node's output 0 dim resultDims[d].
+  std::optional<llvm::SmallVector<int64_t>> resultDims;
+};
+
+/// One operand of a linalg.generic being built.
+struct GenericInput {
+  mlir::Value value;
+  mlir::AffineMap map;
+  std::optional<OperandSource> source;
+};
+
+class NodeImporter {
+public:
+  NodeImporter(mlir::OpBuilder &builder, int64_t opset,
+               llvm::StringMap<Val> &values,
+               llvm::DenseMap<const HostTensor *, mlir::Value> &materialized)
+      : b(builder), ctx(builder.getContext()), opset(opset), values(values),
+        materialized(materialized), loc(builder.getUnknownLoc()) {}
+
+  /// Converts one node; on success its outputs are in `values` and `main`
+  /// names the op a strategy for the node applies to (if any).
+  mlir::LogicalResult convert(const onnx::NodeProto &node, mlir::Location loc,
+                              llvm::StringRef name);
+  MainOp main;
+
+  /// A runtime SSA value for `v` (constants become arith.constant).
+  mlir::Value materialize(const Val &v);
+
+private:
+  // Diagnostics and attributes.
+  mlir::InFlightDiagnostic error();
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
+  float attrFloat(llvm::StringRef name, float dflt) const;
+  std::optional<std::vector<int64_t>> attrInts(llvm::StringRef name) const;
+  bool hasInput(int64_t i) const;
+  const Val &in(int64_t i) const { return inputs[i]; }
+  mlir::FailureOr<std::vector<int64_t>> constInts(int64_t i,
+                                                  llvm::StringRef what);
+  mlir::LogicalResult normalizeAxis(int64_t &axis, int64_t rank);
+  void setOutput(int64_t i, Val v);
+  void setOutput(int64_t i, mlir::Value v, ElemKind kind);
+  void setOutput(int64_t i, HostTensor t);
+
+  // Builders.
+  mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
+                                    ElemKind kind);
+  mlir::Value emptyTensor(llvm::ArrayRef<int64_t> shape, ElemKind kind);
+  mlir::Value zeroFilled(llvm::ArrayRef<int64_t> shape, ElemKind kind);
+  mlir::Value scalarConstant(mlir::OpBuilder &bb, double v, ElemKind kind);
+  mlir::Value reshapeTo(mlir::Value v, llvm::ArrayRef<int64_t> from,
+                        llvm::ArrayRef<int64_t> to);
+  mlir::Value dropUnitDims(mlir::Value v, llvm::ArrayRef<int64_t> shape,
+                           llvm::ArrayRef<bool> drop);
+  /// Operand for a generic over `outShape` with numpy broadcasting of `v`
+  /// against the trailing dims of `outShape` (leading loop dims from
+  /// `firstLoopDim`); unit dims that broadcast are collapsed away so that
+  /// every indexing map is a projected permutation.
+  GenericInput broadcastInput(const Val &v, int64_t inputIndex,
+                              llvm::ArrayRef<int64_t> outShape,
+                              int64_t numLoops, int64_t firstLoopDim = 0);
+  using BodyFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                           llvm::ArrayRef<mlir::Value>)>;
+  /// A linalg.generic over `outShape`; `scalars` are hoisted into the body.
+  mlir::Operation *buildGeneric(llvm::ArrayRef<GenericInput> ins,
+                                llvm::ArrayRef<int64_t> outShape,
+                                ElemKind outKind,
+                                llvm::ArrayRef<mlir::utils::IteratorType> iters,
+                                mlir::Value init, mlir::AffineMap outMap,
+                                const BodyFn &body);
+  /// Numpy-broadcasting elementwise op over inputs (scalar constants are
+  /// folded into the body); records the generic as the main op.
+  mlir::FailureOr<mlir::Value> elementwise(llvm::ArrayRef<int64_t> inputIdx,
+                                           ElemKind outKind,
+                                           const BodyFn &body);
+  /// Sum (or `combine`) of `v` over `axes` (sorted); result drops the axes.
+  mlir::Value reduce(mlir::Value v, llvm::ArrayRef<int64_t> shape,
+                     llvm::ArrayRef<int64_t> axes, ElemKind kind,
+                     const BodyFn &combine);
+
+  // Folding (OnnxFolding.cpp).
+  mlir::FailureOr<bool> tryFold(llvm::StringRef opType);
+
+  // Op families (OnnxOps.cpp).
+  mlir::LogicalResult convertElementwise(llvm::StringRef opType);
+  mlir::LogicalResult convertMatMul();
+  mlir::LogicalResult convertGemm();
+  mlir::LogicalResult convertGather();
+  mlir::LogicalResult convertReshapeLike(llvm::StringRef opType);
+  mlir::LogicalResult convertTranspose();
+  mlir::LogicalResult convertSlice();
+  mlir::LogicalResult convertConcat();
+  mlir::LogicalResult convertSplit();
+  mlir::LogicalResult convertSoftmax();
+  mlir::LogicalResult convertLayerNorm();
+  mlir::LogicalResult convertReduce(llvm::StringRef opType);
+  mlir::LogicalResult convertCast();
+  mlir::LogicalResult convertExpand();
+
+  mlir::OpBuilder &b;
+  mlir::MLIRContext *ctx;
+  int64_t opset;
+  llvm::StringMap<Val> &values;
+  llvm::DenseMap<const HostTensor *, mlir::Value> &materialized;
+  const onnx::NodeProto *node = nullptr;
+  std::string nodeName;
+  mlir::Location loc;
+  llvm::SmallVector<Val> inputs;
+  llvm::SmallVector<bool> present;
+};
+
+/// Numpy broadcast of shapes; nullopt when they do not broadcast.
+std::optional<std::vector<int64_t>>
+broadcastShapes(llvm::ArrayRef<std::vector<int64_t>> shapes);
+
+/// Static slice / broadcast of a known tensor.
+HostTensor sliceHost(const HostTensor &x, llvm::ArrayRef<int64_t> offsets,
+                     llvm::ArrayRef<int64_t> sizes,
+                     llvm::ArrayRef<int64_t> strides);
+HostTensor expandHost(const HostTensor &x, llvm::ArrayRef<int64_t> outShape);
+
+/// Reads a TensorProto (inline or external data next to `modelDir`).
+mlir::FailureOr<HostTensor> readTensorProto(const onnx::TensorProto &t,
+                                            llvm::StringRef modelDir,
+                                            std::string &error);
+
+} // namespace autoshard::onnx_import
+
+#endif // AUTOSHARD_LIB_IMPORT_ONNXIMPORTERIMPL_H

@@ -1,0 +1,767 @@
+//===- Propagate.cpp - The --dist-propagate pass --------------------------===//
+//
+// Builds the solver graph of each function (Solver.h): one node per function
+// argument, per top-level op and per function result; candidates from the
+// ops' sharding rules; edge costs from the reshard planner; user constraints
+// as restrictions. Then writes the solution back as the propagation
+// contract: complete `dist.strategy` on every op, `dist.layout` on arguments
+// and results, and an explicit `dist.reshard` for every mismatch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autoshard/Propagate/Passes.h"
+
+#include "autoshard/Analysis/CostModel.h"
+#include "autoshard/Analysis/ReshardPlanner.h"
+#include "autoshard/Dialect/Dist/IR/DistOps.h"
+#include "autoshard/Propagate/RuleModels.h"
+#include "autoshard/Propagate/Solver.h"
+
+#include "Report.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <unordered_map>
+
+namespace autoshard {
+#define GEN_PASS_DEF_DISTPROPAGATE
+#include "autoshard/Propagate/Passes.h.inc"
+} // namespace autoshard
+
+using namespace mlir;
+using namespace autoshard;
+using namespace autoshard::dist;
+
+namespace {
+
+/// A key that tells layouts apart, uneven sizes included.
+std::string layoutKey(const TensorLayout &l, const DeviceMesh &mesh) {
+  std::string key = l.str(mesh);
+  for (const auto &sizes : l.unevenSizes) {
+    key += "|";
+    for (int64_t s : sizes)
+      key += std::to_string(s) + ",";
+  }
+  return key;
+}
+
+TensorLayout dropPartial(TensorLayout l) {
+  l.partialAxes.clear();
+  l.partialKind = autoshard::ReductionKind::Sum;
+  return l;
+}
+
+/// FNV-1a: a hash that is the same in every run (node keys must be).
+uint64_t fnv(uint64_t h, StringRef s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+int64_t getElemBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  Type elem = tensor ? tensor.getElementType() : type;
+  if (elem.isIntOrIndexOrFloat() && !elem.isIndex())
+    return std::max<int64_t>(1, (elem.getIntOrFloatBitWidth() + 7) / 8);
+  return 8;
+}
+
+std::vector<int64_t> getShape(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return std::vector<int64_t>(tensor.getShape().begin(),
+                                tensor.getShape().end());
+  return {};
+}
+
+/// One node of the graph: a function argument, a top-level op, or a
+/// function result (the value handed to func.return).
+struct Node {
+  enum Kind { Arg, Op, Result } kind = Op;
+  Operation *op = nullptr;
+  unsigned index = 0; // argument / result number
+  std::vector<Candidate> cands;
+  std::string noRuleReason;
+  /// Whether a user constraint (strategy or annotation) fixed this node.
+  bool userFixed = false;
+  unsigned solverId = 0;
+  /// The chosen layouts, after the solution (and the absorption of inits).
+  std::vector<TensorLayout> operandLayouts, resultLayouts;
+};
+
+/// Edge cost tables are priced once per (shape, elemBytes, from, to).
+struct Pricing {
+  const DeviceMesh &mesh;
+  ReshardPlanner &planner;
+  std::unordered_map<std::string, unsigned> layoutIds;
+  std::vector<TensorLayout> layouts;
+  std::map<std::vector<int64_t>, unsigned> shapeIds;
+  std::unordered_map<uint64_t, double> memo;
+
+  unsigned intern(const TensorLayout &l) {
+    auto [it, inserted] = layoutIds.try_emplace(layoutKey(l, mesh),
+                                                layouts.size());
+    if (inserted)
+      layouts.push_back(l);
+    return it->second;
+  }
+  double cost(const std::vector<int64_t> &shape, int64_t elemBytes,
+              unsigned from, unsigned to) {
+    if (from == to)
+      return 0.0;
+    auto [sit, _] = shapeIds.try_emplace(shape, shapeIds.size());
+    uint64_t key = (uint64_t(sit->second) << 44) ^ (uint64_t(elemBytes) << 40) ^
+                   (uint64_t(from) << 20) ^ uint64_t(to);
+    auto it = memo.find(key);
+    if (it != memo.end())
+      return it->second;
+    std::string error;
+    auto plan = planner.plan(shape, elemBytes, layouts[from], layouts[to],
+                             error);
+    double c = plan ? plan->timeUs : kInfeasibleCost;
+    memo.emplace(key, c);
+    return c;
+  }
+};
+
+struct DistPropagatePass
+    : public autoshard::impl::DistPropagateBase<DistPropagatePass> {
+  using DistPropagateBase::DistPropagateBase;
+  void runOnOperation() override;
+
+private:
+  FailureOr<MeshAttr> resolveMesh(ModuleOp module);
+  LogicalResult convertUpstreamAnnotations(ModuleOp module, MeshAttr mesh);
+  LogicalResult propagateFunction(func::FuncOp func, MeshAttr meshAttr,
+                                  const CostModel &model,
+                                  ReshardPlanner &planner,
+                                  PropagationReport &report);
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Mesh and upstream annotations
+//===----------------------------------------------------------------------===//
+
+FailureOr<MeshAttr> DistPropagatePass::resolveMesh(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  if (!mesh.empty()) {
+    std::string text = mesh;
+    if (StringRef(text).trim().starts_with("#"))
+      text = StringRef(text).trim().str();
+    else
+      text = "#dist.mesh<[" + text + "]>";
+    Attribute attr = parseAttribute(text, ctx);
+    auto meshAttr = dyn_cast_or_null<MeshAttr>(attr);
+    if (!meshAttr) {
+      module.emitError() << "dist-propagate: cannot parse mesh option '"
+                         << mesh << "' (expected e.g. 'dp=2,mp=4')";
+      return failure();
+    }
+    return meshAttr;
+  }
+  if (auto attr = module->getAttrOfType<MeshAttr>(
+          DistDialect::kMeshAttrName))
+    return attr;
+  // The mesh of the first user constraint, in program order.
+  MeshAttr found;
+  module.walk([&](Operation *op) {
+    if (auto a = dyn_cast<AnnotateOp>(op))
+      found = a.getLayout().getMesh();
+    else if (auto r = dyn_cast<ReshardOp>(op))
+      found = r.getSource().getMesh();
+    else if (auto s = op->getAttrOfType<StrategyAttr>(
+                 DistDialect::kStrategyAttrName))
+      found = s.getMesh();
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (found)
+    return found;
+  shard::GridOp grid;
+  module.walk([&](shard::GridOp g) {
+    grid = g;
+    return WalkResult::interrupt();
+  });
+  if (grid) {
+    std::vector<MeshAxis> axes;
+    for (auto [i, size] : llvm::enumerate(grid.getShape()))
+      axes.push_back({"g" + std::to_string(i), size, 0.0, 0.0});
+    return MeshAttr::get(ctx, DeviceMesh(std::move(axes)));
+  }
+  module.emitError() << "dist-propagate: no mesh; give the pass option "
+                        "mesh=..., a 'dist.mesh' module attribute, or an "
+                        "annotation";
+  return failure();
+}
+
+/// Rewrites `shard.shard %v to %s` into `dist.annotate` so files written for
+/// upstream `--sharding-propagation` work unchanged. Grid axis i is mesh axis
+/// i; the grid must have the mesh's shape.
+LogicalResult DistPropagatePass::convertUpstreamAnnotations(ModuleOp module,
+                                                            MeshAttr meshAttr) {
+  SmallVector<shard::ShardOp> shards;
+  module.walk([&](shard::ShardOp op) { shards.push_back(op); });
+  for (shard::ShardOp op : shards) {
+    auto sharding = op.getSharding().getDefiningOp<shard::ShardingOp>();
+    if (!sharding)
+      return op.emitError("dist-propagate: the sharding of a shard.shard must "
+                          "come from a shard.sharding op");
+    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+        sharding, sharding.getGridAttr());
+    if (!grid)
+      return sharding.emitError("dist-propagate: unknown grid @")
+             << sharding.getGrid();
+    if (!llvm::equal(grid.getShape(), meshAttr.getAxisSizes()))
+      return op.emitError("dist-propagate: grid @")
+             << grid.getSymName() << " does not have the shape of the mesh "
+             << meshAttr;
+    if (!sharding.getStaticHaloSizes().empty() ||
+        !sharding.getStaticShardedDimsOffsets().empty() ||
+        !sharding.getDynamicHaloSizes().empty() ||
+        !sharding.getDynamicShardedDimsOffsets().empty())
+      return sharding.emitError("dist-propagate: halo sizes and sharded dim "
+                                "offsets are not supported");
+    auto type = op.getSrc().getType();
+    TensorLayout layout = TensorLayout::replicated(type.getRank());
+    auto splitAxes = sharding.getSplitAxes().getAxes();
+    if (static_cast<int64_t>(splitAxes.size()) > type.getRank())
+      return sharding.emitError("dist-propagate: sharding splits ")
+             << splitAxes.size() << " dims of a rank-" << type.getRank()
+             << " tensor";
+    for (auto [d, axes] : llvm::enumerate(splitAxes))
+      for (int16_t a : axes.asArrayRef())
+        layout.dimAxes[d].push_back(a);
+    std::vector<int64_t> shape = getShape(type);
+    std::string err = layout.validate(meshAttr.toDeviceMesh(), &shape);
+    if (!err.empty())
+      return op.emitError("dist-propagate: ") << err;
+    OpBuilder b(op);
+    auto annotate = AnnotateOp::create(
+        b, op.getLoc(), op.getSrc(), LayoutAttr::get(meshAttr, layout),
+        b.getI64IntegerAttr(0));
+    op.getResult().replaceAllUsesWith(annotate.getResult());
+    op.erase();
+  }
+  SmallVector<shard::ShardingOp> dead;
+  module.walk([&](shard::ShardingOp op) {
+    if (op->use_empty())
+      dead.push_back(op);
+  });
+  for (auto op : dead)
+    op.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Graph construction, solution, rewrite
+//===----------------------------------------------------------------------===//
+
+/// An op whose result carries no data a consumer reads before overwriting,
+/// or only zeros: it may take any layout a consumer wants, a pending partial
+/// sum included, without a reshard.
+static bool isLayoutFree(Operation *op) {
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ||
+           matchPattern(fill.getInputs()[0], m_Zero());
+  return false;
+}
+
+LogicalResult DistPropagatePass::propagateFunction(
+    func::FuncOp func, MeshAttr meshAttr, const CostModel &model,
+    ReshardPlanner &planner, PropagationReport &report) {
+  if (func.isExternal())
+    return success();
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("dist-propagate: only single-block functions are "
+                          "supported");
+  MLIRContext *ctx = func.getContext();
+  const DeviceMesh dmesh = meshAttr.toDeviceMesh();
+  Block &body = func.getBody().front();
+  auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+
+  std::vector<Node> nodes;
+  llvm::DenseMap<Operation *, unsigned> opNode;
+  // Which node defines a value, and which of its result slots it is.
+  auto producerOf = [&](Value v) -> std::pair<unsigned, unsigned> {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return {arg.getArgNumber(), 0};
+    return {opNode.lookup(v.getDefiningOp()),
+            cast<OpResult>(v).getResultNumber()};
+  };
+  std::map<std::string, std::vector<Candidate>> candCache;
+  auto candidatesOf = [&](const ShardingRule &rule) {
+    std::string key = rule.str();
+    auto it = candCache.find(key);
+    if (it == candCache.end())
+      it = candCache.emplace(key, enumerateCandidates(rule, dmesh)).first;
+    return it->second;
+  };
+
+  // Arguments.
+  for (BlockArgument arg : body.getArguments()) {
+    Node n;
+    n.kind = Node::Arg;
+    n.index = arg.getArgNumber();
+    ShardingRule rule = buildElementwiseRule({}, getShape(arg.getType()));
+    n.cands = candidatesOf(rule);
+    nodes.push_back(std::move(n));
+  }
+  // Ops. Ops on scalars only (index arithmetic, scalar constants) are not
+  // distributed: they run on every device and get no strategy.
+  auto isTensorFree = [](Operation &op) {
+    return llvm::none_of(op.getOperandTypes(), llvm::IsaPred<RankedTensorType>) &&
+           llvm::none_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>);
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (isTensorFree(op))
+      continue;
+    Node n;
+    n.kind = Node::Op;
+    n.op = &op;
+    if (auto annotate = dyn_cast<AnnotateOp>(op)) {
+      if (annotate.getLayout().getMesh() != meshAttr)
+        return annotate.emitError("dist-propagate: annotation on mesh ")
+               << annotate.getLayout().getMesh()
+               << " but propagation runs on " << meshAttr;
+      Candidate c;
+      c.operandLayouts = {annotate.getLayout().toTensorLayout()};
+      c.resultLayouts = c.operandLayouts;
+      n.cands = {c};
+      n.userFixed = true;
+    } else if (auto reshard = dyn_cast<ReshardOp>(op)) {
+      if (reshard.getSource().getMesh() != meshAttr)
+        return reshard.emitError("dist-propagate: reshard on mesh ")
+               << reshard.getSource().getMesh()
+               << " but propagation runs on " << meshAttr;
+      Candidate c;
+      c.operandLayouts = {reshard.getSource().toTensorLayout()};
+      c.resultLayouts = {reshard.getTarget().toTensorLayout()};
+      n.cands = {c};
+      n.userFixed = true;
+    } else {
+      ShardingRule rule = getRuleOrReplicated(&op, n.noRuleReason);
+      n.cands = candidatesOf(rule);
+      if (!n.noRuleReason.empty())
+        op.emitRemark() << "no sharding rule, running replicated: "
+                        << n.noRuleReason;
+      if (auto strategy = op.getAttrOfType<StrategyAttr>(
+              DistDialect::kStrategyAttrName)) {
+        if (strategy.getMesh() != meshAttr)
+          return op.emitError("dist-propagate: strategy on mesh ")
+                 << strategy.getMesh() << " but propagation runs on "
+                 << meshAttr;
+        Candidate user;
+        if (failed(matchUserStrategy(&op, strategy, rule, dmesh, user)))
+          return failure();
+        // Keep only the user's candidate (it may be beyond the enumeration
+        // bound).
+        n.cands = {user};
+        if (user.flops == 0.0)
+          n.cands[0].flops = estimateFlops(rule, dmesh, user.factorAxes);
+        n.userFixed = true;
+      }
+    }
+    opNode[&op] = nodes.size();
+    nodes.push_back(std::move(n));
+  }
+  // Function results: their layout is the producer's with pending partial
+  // reductions resolved (a caller never receives a partial value).
+  unsigned firstResult = nodes.size();
+  for (OpOperand &use : returnOp->getOpOperands()) {
+    Node n;
+    n.kind = Node::Result;
+    n.index = use.getOperandNumber();
+    auto [pn, slot] = producerOf(use.get());
+    std::map<std::string, TensorLayout> distinct;
+    for (const Candidate &c : nodes[pn].cands) {
+      const auto &ls =
+          nodes[pn].kind == Node::Arg ? c.resultLayouts : c.resultLayouts;
+      if (slot < ls.size()) {
+        TensorLayout l = dropPartial(ls[slot]);
+        distinct.emplace(layoutKey(l, dmesh), l);
+      }
+    }
+    if (distinct.empty())
+      distinct.emplace("", TensorLayout::replicated(
+                               getShape(use.get().getType()).size()));
+    for (auto &[key, l] : distinct) {
+      Candidate c;
+      c.operandLayouts = {l};
+      n.cands.push_back(c);
+    }
+    nodes.push_back(std::move(n));
+  }
+
+  // Canonical keys: a structural hash of each op and its operands' keys, so
+  // reordering independent ops does not change the solution.
+  std::vector<uint64_t> hashes(nodes.size(), 0);
+  for (unsigned i = 0; i < nodes.size(); ++i) {
+    Node &n = nodes[i];
+    uint64_t h = 1469598103934665603ull;
+    if (n.kind == Node::Arg) {
+      h = fnv(h, "arg" + std::to_string(n.index));
+    } else {
+      Operation *op = n.kind == Node::Op ? n.op : returnOp.getOperation();
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << op->getName();
+      if (n.kind == Node::Result)
+        os << "#" << n.index;
+      for (Type t : op->getResultTypes())
+        os << t;
+      for (NamedAttribute attr : op->getAttrs())
+        if (!attr.getName().getValue().starts_with("dist."))
+          os << attr.getName().getValue() << "=" << attr.getValue();
+      h = fnv(h, os.str());
+      auto operands = n.kind == Node::Op
+                          ? op->getOperands()
+                          : op->getOperands().slice(n.index, 1);
+      for (Value v : operands) {
+        if (auto arg = dyn_cast<BlockArgument>(v);
+            arg && arg.getOwner() != &body) {
+          h = fnv(h, "outer");
+          continue;
+        }
+        if (!isa<BlockArgument>(v) && !opNode.count(v.getDefiningOp())) {
+          h = fnv(h, "outer");
+          continue;
+        }
+        auto [pn, slot] = producerOf(v);
+        h = fnv(h, std::to_string(hashes[pn]) + "/" + std::to_string(slot));
+      }
+    }
+    hashes[i] = h;
+  }
+
+  // The solver graph.
+  SolverGraph graph;
+  for (unsigned i = 0; i < nodes.size(); ++i) {
+    Node &n = nodes[i];
+    std::vector<double> costs;
+    for (const Candidate &c : n.cands)
+      costs.push_back(n.kind == Node::Op ? model.getComputeTimeUs(c.flops)
+                                         : 0.0);
+    char key[40];
+    std::snprintf(key, sizeof(key), "%016llx",
+                  static_cast<unsigned long long>(hashes[i]));
+    n.solverId = graph.addNode(key, std::move(costs));
+  }
+  Pricing pricing{dmesh, planner, {}, {}, {}, {}};
+  auto addUseEdge = [&](unsigned pn, unsigned slot, unsigned cn,
+                        unsigned operand, Type type, bool resolveOnly) {
+    std::vector<int64_t> shape = getShape(type);
+    int64_t elemBytes = getElemBytes(type);
+    std::vector<unsigned> srcIds, dstIds;
+    for (const Candidate &c : nodes[pn].cands)
+      srcIds.push_back(pricing.intern(c.resultLayouts[slot]));
+    for (const Candidate &c : nodes[cn].cands)
+      dstIds.push_back(pricing.intern(c.operandLayouts[operand]));
+    // Local classes in first-seen order.
+    auto classes = [](const std::vector<unsigned> &ids,
+                      std::vector<unsigned> &classOf) {
+      std::vector<unsigned> reps;
+      llvm::DenseMap<unsigned, unsigned> seen;
+      for (unsigned id : ids) {
+        auto [it, inserted] = seen.try_emplace(id, reps.size());
+        if (inserted)
+          reps.push_back(id);
+        classOf.push_back(it->second);
+      }
+      return reps;
+    };
+    std::vector<unsigned> sc, dc;
+    std::vector<unsigned> srcReps = classes(srcIds, sc);
+    std::vector<unsigned> dstReps = classes(dstIds, dc);
+    std::vector<double> cost(srcReps.size() * dstReps.size());
+    for (unsigned i = 0; i < srcReps.size(); ++i)
+      for (unsigned j = 0; j < dstReps.size(); ++j) {
+        unsigned from = srcReps[i], to = dstReps[j];
+        if (resolveOnly &&
+            pricing.intern(dropPartial(pricing.layouts[from])) != to) {
+          cost[i * dstReps.size() + j] = kInfeasibleCost;
+          continue;
+        }
+        cost[i * dstReps.size() + j] =
+            pricing.cost(shape, elemBytes, from, to);
+      }
+    graph.addEdge(nodes[pn].solverId, nodes[cn].solverId, std::move(sc),
+                  std::move(dc), srcReps.size(), dstReps.size(),
+                  std::move(cost));
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (!opNode.count(&op))
+      continue;
+    unsigned cn = opNode[&op];
+    for (OpOperand &use : op.getOpOperands()) {
+      if (!isa<RankedTensorType>(use.get().getType()))
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(use.get());
+          arg && arg.getOwner() != &body)
+        continue;
+      if (!isa<BlockArgument>(use.get()) &&
+          !opNode.count(use.get().getDefiningOp()))
+        continue;
+      auto [pn, slot] = producerOf(use.get());
+      // A layout-free producer (empty, zero fill) used only here follows
+      // this operand: no reshard, no edge.
+      if (Operation *def = use.get().getDefiningOp();
+          def && isLayoutFree(def) && use.get().hasOneUse())
+        continue;
+      addUseEdge(pn, slot, cn, use.getOperandNumber(), use.get().getType(),
+                 false);
+    }
+  }
+  for (OpOperand &use : returnOp->getOpOperands()) {
+    if (!isa<RankedTensorType>(use.get().getType()))
+      continue;
+    auto [pn, slot] = producerOf(use.get());
+    addUseEdge(pn, slot, firstResult + use.getOperandNumber(), 0,
+               use.get().getType(), true);
+  }
+
+  // User constraints: an annotation pins the layout of the value it reads,
+  // i.e. restricts that value's producer; higher priority wins.
+  for (Operation &op : body.without_terminator()) {
+    auto annotate = dyn_cast<AnnotateOp>(op);
+    if (!annotate)
+      continue;
+    auto [pn, slot] = producerOf(annotate.getInput());
+    TensorLayout want = annotate.getLayout().toTensorLayout();
+    std::vector<unsigned> allowed;
+    for (auto [ci, c] : llvm::enumerate(nodes[pn].cands))
+      if (c.resultLayouts[slot] == want)
+        allowed.push_back(ci);
+    if (!allowed.empty())
+      graph.restrict(nodes[pn].solverId, allowed, annotate.getPriority());
+  }
+
+  SolverOptions sopts;
+  sopts.kind = *symbolizeSolverKind(solver);
+  SolverResult result = solve(graph, sopts);
+  if (!result.error.empty())
+    return func.emitError("dist-propagate: solver failed: ") << result.error;
+  report.solverCostUs += result.cost;
+  report.optimal = report.optimal && result.optimal;
+
+  for (Node &n : nodes) {
+    const Candidate &c = n.cands[result.assignment[n.solverId]];
+    n.operandLayouts = c.operandLayouts;
+    n.resultLayouts = c.resultLayouts;
+    if (n.kind == Node::Op)
+      report.computeTimeUs += model.getComputeTimeUs(c.flops);
+  }
+  // Layout-free producers take the layout their only consumer wants; walk
+  // backwards so a zero fill passes it on to its tensor.empty.
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    if (!opNode.count(&op))
+      continue;
+    Node &cn = nodes[opNode[&op]];
+    for (OpOperand &use : op.getOpOperands()) {
+      Operation *def = use.get().getDefiningOp();
+      if (!def || !opNode.count(def) || !isLayoutFree(def) ||
+          !use.get().hasOneUse())
+        continue;
+      Node &pn = nodes[opNode[def]];
+      TensorLayout want = cn.operandLayouts[use.getOperandNumber()];
+      unsigned slot = cast<OpResult>(use.get()).getResultNumber();
+      pn.resultLayouts[slot] = want;
+      // A fill's init (its last operand) follows its result.
+      if (isa<linalg::FillOp>(def))
+        pn.operandLayouts.back() = want;
+    }
+  }
+
+  // Write back.
+  auto layoutAttr = [&](const TensorLayout &l) {
+    return LayoutAttr::get(meshAttr, l);
+  };
+  auto layoutOf = [&](Value v) -> TensorLayout {
+    auto [pn, slot] = producerOf(v);
+    return nodes[pn].resultLayouts[slot];
+  };
+  for (BlockArgument arg : body.getArguments())
+    if (isa<RankedTensorType>(arg.getType()))
+      func.setArgAttr(arg.getArgNumber(), "dist.layout",
+                      layoutAttr(nodes[arg.getArgNumber()].resultLayouts[0]));
+  SmallVector<LayoutAttr> returnLayouts;
+  for (OpOperand &use : returnOp->getOpOperands()) {
+    const Node &rn = nodes[firstResult + use.getOperandNumber()];
+    returnLayouts.push_back(layoutAttr(rn.operandLayouts[0]));
+    if (isa<RankedTensorType>(use.get().getType()))
+      func.setResultAttr(use.getOperandNumber(), "dist.layout",
+                         returnLayouts.back());
+  }
+
+  // Reshards: one per (value, target layout), right after the value's
+  // definition so every consumer that needs that layout shares it.
+  std::map<std::pair<void *, std::string>, Value> reshards;
+  auto explainText = [&](Operation *consumer, unsigned operand,
+                         const Node &producerNode, const Node &consumerNode) {
+    std::string why;
+    if (consumerNode.kind == Node::Result)
+      why = "a function result is never a pending partial value";
+    else if (consumerNode.userFixed)
+      why = "the consumer's user constraint requires it";
+    else if (producerNode.userFixed ||
+             (producerNode.kind == Node::Arg &&
+              llvm::any_of(consumer->getOperand(operand).getUsers(),
+                           [](Operation *u) { return isa<AnnotateOp>(u); })))
+      why = "the producer's layout is pinned by a user constraint";
+    else
+      why = "the consumer's strategy is cheaper overall than one that fits";
+    return why;
+  };
+  auto fixUse = [&](OpOperand &use, const TensorLayout &want,
+                    const Node &consumerNode) -> LogicalResult {
+    Value v = use.get();
+    if (!isa<RankedTensorType>(v.getType()))
+      return success();
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() != &body)
+      return success();
+    if (!isa<BlockArgument>(v) && !opNode.count(v.getDefiningOp()))
+      return success();
+    TensorLayout have = layoutOf(v);
+    if (have == want)
+      return success();
+    auto key = std::make_pair(v.getAsOpaquePointer(), layoutKey(want, dmesh));
+    auto it = reshards.find(key);
+    if (it == reshards.end()) {
+      OpBuilder b(ctx);
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        b.setInsertionPointToStart(&body);
+      else
+        b.setInsertionPointAfter(v.getDefiningOp());
+      auto reshard = ReshardOp::create(b, use.getOwner()->getLoc(), v,
+                                       layoutAttr(have), layoutAttr(want));
+      std::string error;
+      auto plan = planner.plan(getShape(v.getType()), getElemBytes(v.getType()),
+                               have, want, error);
+      if (!plan)
+        return use.getOwner()->emitError("dist-propagate: no reshard from ")
+               << have.str(dmesh) << " to " << want.str(dmesh) << ": "
+               << error;
+      report.addReshard(*plan, dmesh);
+      if (explain) {
+        auto [pn, slot] = producerOf(v);
+        std::string steps;
+        for (const CollectiveStep &s : plan->steps)
+          steps += (steps.empty() ? "" : ", ") + s.str(dmesh);
+        reshard.emitRemark()
+            << "reshard " << have.str(dmesh) << " -> " << want.str(dmesh)
+            << " for operand #" << use.getOperandNumber() << " of '"
+            << use.getOwner()->getName() << "': "
+            << explainText(use.getOwner(), use.getOperandNumber(), nodes[pn],
+                           consumerNode)
+            << "; " << (steps.empty() ? "local" : steps) << ", "
+            << llvm::formatv("{0:f3}", plan->timeUs).str() << " us, "
+            << llvm::formatv("{0:f0}", plan->bytesPerDevice).str()
+            << " bytes per device";
+      }
+      it = reshards.emplace(key, reshard.getResult()).first;
+    }
+    use.set(it->second);
+    return success();
+  };
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+    if (!opNode.count(&op))
+      continue; // inserted above, or scalar
+    Node &n = nodes[opNode[&op]];
+    for (OpOperand &use : op.getOpOperands())
+      if (use.getOperandNumber() < n.operandLayouts.size())
+        if (failed(fixUse(use, n.operandLayouts[use.getOperandNumber()], n)))
+          return failure();
+    report.addStrategy(&op, n.operandLayouts, n.resultLayouts, dmesh);
+    if (isa<AnnotateOp, ReshardOp>(op))
+      continue; // self-describing
+    SmallVector<LayoutAttr> ins, outs;
+    for (auto [i, l] : llvm::enumerate(n.operandLayouts))
+      ins.push_back(layoutAttr(l));
+    for (const TensorLayout &l : n.resultLayouts)
+      outs.push_back(layoutAttr(l));
+    op.setAttr(DistDialect::kStrategyAttrName,
+               StrategyAttr::get(ctx, meshAttr, ins, outs));
+  }
+  for (OpOperand &use : returnOp->getOpOperands()) {
+    const Node &rn = nodes[firstResult + use.getOperandNumber()];
+    if (failed(fixUse(use, rn.operandLayouts[0], rn)))
+      return failure();
+  }
+  returnOp->setAttr(DistDialect::kStrategyAttrName,
+                    StrategyAttr::get(ctx, meshAttr, returnLayouts, {}));
+
+  // Memory: every value once, at its producer's layout.
+  for (BlockArgument arg : body.getArguments())
+    if (isa<RankedTensorType>(arg.getType()))
+      report.memoryBytesPerDevice += model.getTensorBytesPerDevice(
+          nodes[arg.getArgNumber()].resultLayouts[0], getShape(arg.getType()),
+          getElemBytes(arg.getType()));
+  for (Operation &op : body.without_terminator()) {
+    if (!opNode.count(&op))
+      continue;
+    const Node &n = nodes[opNode[&op]];
+    for (OpResult r : op.getResults())
+      if (isa<RankedTensorType>(r.getType()) &&
+          r.getResultNumber() < n.resultLayouts.size())
+        report.memoryBytesPerDevice += model.getTensorBytesPerDevice(
+            n.resultLayouts[r.getResultNumber()], getShape(r.getType()),
+            getElemBytes(r.getType()));
+  }
+  report.numOps += opNode.size();
+  return success();
+}
+
+void DistPropagatePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (!symbolizeSolverKind(solver)) {
+    module.emitError() << "dist-propagate: unknown solver '" << solver
+                       << "' (expected 'dp' or 'exact')";
+    return signalPassFailure();
+  }
+  FailureOr<MeshAttr> meshAttr = resolveMesh(module);
+  if (failed(meshAttr) ||
+      failed(convertUpstreamAnnotations(module, *meshAttr)))
+    return signalPassFailure();
+  ClusterSpec clusterSpec;
+  if (!cluster.empty()) {
+    std::string error;
+    if (!ClusterSpec::fromFile(cluster, clusterSpec, error)) {
+      module.emitError() << "dist-propagate: " << error;
+      return signalPassFailure();
+    }
+  }
+  CostModel model(meshAttr->toDeviceMesh(), clusterSpec);
+  PlannerOptions popts;
+  popts.enableAllToAll = enableAllToAll;
+  ReshardPlanner planner(model, popts);
+  PropagationReport report;
+  report.solver = solver;
+  for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
+    if (failed(propagateFunction(func, *meshAttr, model, planner, report)))
+      return signalPassFailure();
+  module->setAttr(DistDialect::kMeshAttrName, *meshAttr);
+  if (!this->report.empty()) {
+    std::string error;
+    if (!report.write(this->report, error)) {
+      module.emitError() << "dist-propagate: " << error;
+      return signalPassFailure();
+    }
+  }
+}

@@ -1,0 +1,89 @@
+//===- Report.cpp - What propagation decided, as JSON ---------------------===//
+
+#include "Report.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace autoshard;
+
+void PropagationReport::addReshard(const ReshardPlan &plan,
+                                   const DeviceMesh &mesh) {
+  ++numReshards;
+  for (const CollectiveStep &step : plan.steps)
+    ++collectives[std::string(stringifyCollectiveKind(step.kind))];
+  commBytesPerDevice += plan.bytesPerDevice;
+  commTimeUs += plan.timeUs;
+}
+
+void PropagationReport::addStrategy(mlir::Operation *op,
+                                    const std::vector<TensorLayout> &operands,
+                                    const std::vector<TensorLayout> &results,
+                                    const DeviceMesh &mesh) {
+  std::string loc;
+  llvm::raw_string_ostream os(loc);
+  op->getLoc().print(os);
+  llvm::json::Array ins, outs;
+  for (const TensorLayout &l : operands)
+    ins.push_back(l.str(mesh));
+  for (const TensorLayout &l : results)
+    outs.push_back(l.str(mesh));
+  strategies.push_back(llvm::json::Object{
+      {"op", op->getName().getStringRef().str()},
+      {"loc", os.str()},
+      {"operands", std::move(ins)},
+      {"results", std::move(outs)}});
+}
+
+llvm::json::Object PropagationReport::toJSON() const {
+  llvm::json::Object coll;
+  for (const auto &[kind, count] : collectives)
+    coll[kind] = count;
+  return llvm::json::Object{
+      {"solver", solver},
+      {"optimal", optimal},
+      {"ops", numOps},
+      {"reshards", numReshards},
+      {"collectives", std::move(coll)},
+      {"comm_bytes_per_device", commBytesPerDevice},
+      {"comm_time_us", commTimeUs},
+      {"compute_time_us", computeTimeUs},
+      {"memory_bytes_per_device", memoryBytesPerDevice},
+      {"total_cost_us", computeTimeUs + commTimeUs},
+      {"solver_cost_us", solverCostUs},
+      {"strategies", llvm::json::Array(strategies)}};
+}
+
+bool PropagationReport::write(const std::string &path,
+                              std::string &error) const {
+  if (path == "-") {
+    llvm::raw_ostream &os = llvm::outs();
+    os << "dist-propagate report (solver " << solver
+       << (optimal ? ", optimal" : "") << ")\n";
+    os << "  ops: " << numOps << "\n  reshards: " << numReshards << "\n";
+    os << "  collectives:";
+    if (collectives.empty())
+      os << " none";
+    for (const auto &[kind, count] : collectives)
+      os << " " << kind << "=" << count;
+    os << "\n"
+       << llvm::format("  comm bytes per device: %.0f\n", commBytesPerDevice)
+       << llvm::format("  comm time: %.3f us\n", commTimeUs)
+       << llvm::format("  compute time: %.3f us\n", computeTimeUs)
+       << llvm::format("  memory per device: %.0f bytes\n",
+                       memoryBytesPerDevice)
+       << llvm::format("  total cost: %.3f us\n", computeTimeUs + commTimeUs);
+    os.flush();
+    return true;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    error = "cannot write report '" + path + "': " + ec.message();
+    return false;
+  }
+  os << llvm::formatv("{0:2}", llvm::json::Value(toJSON())) << "\n";
+  return true;
+}

@@ -1,0 +1,49 @@
+//===- Report.h - What propagation decided, as JSON -------------*- C++ -*-===//
+//
+// Accumulates the propagation pass's decisions (strategies, reshards and
+// their collectives, predicted communication, compute and memory) and writes
+// them as JSON (llvm::json) or, for "-", as a readable summary on stdout.
+// The partition pass reports the same keys counted on the emitted ops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_LIB_PROPAGATE_REPORT_H
+#define AUTOSHARD_LIB_PROPAGATE_REPORT_H
+
+#include "autoshard/Analysis/ReshardPlanner.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace autoshard {
+
+struct PropagationReport {
+  std::string solver;
+  bool optimal = true;
+  int64_t numOps = 0;
+  int64_t numReshards = 0;
+  std::map<std::string, int64_t> collectives;
+  double commBytesPerDevice = 0.0;
+  double commTimeUs = 0.0;
+  double computeTimeUs = 0.0;
+  double memoryBytesPerDevice = 0.0;
+  /// Solver objective (compute + priced reshards, each use counted).
+  double solverCostUs = 0.0;
+  llvm::json::Array strategies;
+
+  void addReshard(const ReshardPlan &plan, const DeviceMesh &mesh);
+  void addStrategy(mlir::Operation *op,
+                   const std::vector<TensorLayout> &operands,
+                   const std::vector<TensorLayout> &results,
+                   const DeviceMesh &mesh);
+  llvm::json::Object toJSON() const;
+  /// Writes JSON to `path`, or a summary to stdout for "-".
+  bool write(const std::string &path, std::string &error) const;
+};
+
+} // namespace autoshard
+
+#endif // AUTOSHARD_LIB_PROPAGATE_REPORT_H

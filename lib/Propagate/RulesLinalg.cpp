@@ -1,0 +1,214 @@
+//===- RulesLinalg.cpp - Sharding rules of linalg ops ---------------------===//
+//
+// Every structured op's rule comes from its indexing maps and iterator
+// types: one factor per loop, each operand dim holding the loop its map
+// result names. A split reduction loop leaves partial results whose kind is
+// read off the body's combiner; linalg.softmax is written by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autoshard/Propagate/RuleModels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace autoshard;
+
+/// Whether `v` is computed (inside the payload) from `arg`.
+static bool dependsOn(Value v, Value arg, int depth = 0) {
+  if (v == arg)
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 64)
+    return false;
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return dependsOn(operand, arg, depth + 1);
+  });
+}
+
+/// Reduction kind of the combiner that folds a new term into `outArg`, if
+/// the payload yields `combiner(outArg, term)` with `term` independent of
+/// `outArg`. Unsigned max/min have no ReductionKind (an all-reduce would
+/// compare signed), so they are not recognised.
+static std::optional<ReductionKind> getCombinerKind(Value yielded,
+                                                    BlockArgument outArg) {
+  Operation *def = yielded.getDefiningOp();
+  if (!def || def->getNumOperands() != 2)
+    return std::nullopt;
+  Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+  Value term;
+  if (lhs == outArg)
+    term = rhs;
+  else if (rhs == outArg)
+    term = lhs;
+  else
+    return std::nullopt;
+  if (dependsOn(term, outArg))
+    return std::nullopt;
+  if (isa<arith::AddFOp, arith::AddIOp>(def))
+    return ReductionKind::Sum;
+  if (isa<arith::MulFOp, arith::MulIOp>(def))
+    return ReductionKind::Product;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(def))
+    return ReductionKind::Max;
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(def))
+    return ReductionKind::Min;
+  return std::nullopt;
+}
+
+static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
+                                             std::string &why) {
+  if (!op.hasPureTensorSemantics()) {
+    why = "it does not work on tensors only";
+    return failure();
+  }
+  if (!hasStaticTensorShapes(op, why))
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    why = "its loop ranges are not static";
+    return failure();
+  }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  ShardingRule rule;
+  for (auto [i, size] : llvm::enumerate(ranges)) {
+    FactorKind kind = iterators[i] == utils::IteratorType::reduction
+                          ? FactorKind::Reduction
+                          : FactorKind::Parallel;
+    rule.addFactor(size, kind, "d" + std::to_string(i));
+  }
+
+  // One reduction kind for the whole op: every output must fold its terms
+  // with the same known combiner, else split reduction loops are not
+  // allowed.
+  bool hasReduction = op.getNumReductionLoops() > 0;
+  std::optional<ReductionKind> kind;
+  bool kindKnown = hasReduction;
+  if (hasReduction) {
+    Block *body = op.getBlock();
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      BlockArgument outArg = op.getMatchingBlockArgument(&init);
+      unsigned resultNo = init.getOperandNumber() - op.getNumDpsInputs();
+      std::optional<ReductionKind> k =
+          getCombinerKind(yield.getOperand(resultNo), outArg);
+      if (!k || (kind && *kind != *k)) {
+        kindKnown = false;
+        break;
+      }
+      kind = k;
+    }
+  }
+  if (hasReduction && kindKnown)
+    rule.reduction = *kind;
+  if (hasReduction && !kindKnown)
+    for (Factor &f : rule.factors)
+      if (f.kind == FactorKind::Reduction)
+        f.kind = FactorKind::NeedReplication;
+
+  // Operand dims from the indexing maps. A dim indexed by an expression of
+  // several loops (a convolution window d1 + d4) holds no factor, and those
+  // loops may not be split: a split would need halos.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = maps[operand.getOperandNumber()];
+    TensorFactors dims(map.getNumResults());
+    llvm::SmallDenseSet<unsigned> seen;
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        unsigned pos = dim.getPosition();
+        // A loop indexing two dims of one tensor (a diagonal) cannot be
+        // split: the same axes would split both dims.
+        if (!seen.insert(pos).second)
+          rule.factors[pos].kind = FactorKind::NeedReplication;
+        else
+          dims[d].push_back(pos);
+        continue;
+      }
+      if (isa<AffineConstantExpr>(expr))
+        continue;
+      expr.walk([&](AffineExpr e) {
+        if (auto dim = dyn_cast<AffineDimExpr>(e))
+          rule.factors[dim.getPosition()].kind = FactorKind::NeedReplication;
+      });
+    }
+    rule.operandDims.push_back(std::move(dims));
+  }
+  int64_t numInputs = op.getNumDpsInputs();
+  rule.operandIsInit.assign(op->getNumOperands(), false);
+  rule.tiedResult.assign(op->getNumOperands(), -1);
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    unsigned i = init.getOperandNumber();
+    rule.tiedResult[i] = i - numInputs;
+    rule.operandIsInit[i] = !op.payloadUsesValueFromOperand(&init);
+    rule.resultDims.push_back(rule.operandDims[i]);
+  }
+  // Work per iteration point: the payload's ops (a multiply-add is 2).
+  rule.flopsPerPoint = static_cast<double>(
+      llvm::range_size(op.getBlock()->without_terminator()));
+  return rule;
+}
+
+namespace {
+template <typename OpTy>
+struct LinalgRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<LinalgRuleModel<OpTy>,
+                                                    OpTy> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op,
+                                          std::string &why) const {
+    return getLinalgRule(cast<linalg::LinalgOp>(op), why);
+  }
+};
+
+/// Softmax normalises along one dim: that dim must stay whole; every other
+/// dim is parallel. The output is an init the op does not read.
+struct SoftmaxRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<SoftmaxRuleModel,
+                                                    linalg::SoftmaxOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op,
+                                          std::string &why) const {
+    auto softmax = cast<linalg::SoftmaxOp>(op);
+    if (!hasStaticTensorShapes(op, why))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType());
+    if (!type || op->getNumResults() != 1) {
+      why = "it does not work on tensors";
+      return failure();
+    }
+    ShardingRule rule;
+    TensorFactors dims(type.getRank());
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      FactorKind kind = d == static_cast<int64_t>(softmax.getDimension())
+                            ? FactorKind::NeedReplication
+                            : FactorKind::Parallel;
+      dims[d].push_back(
+          rule.addFactor(type.getDimSize(d), kind, "d" + std::to_string(d)));
+    }
+    rule.operandDims = {dims, dims};
+    rule.resultDims = {dims};
+    rule.operandIsInit = {false, true};
+    rule.tiedResult = {-1, 0};
+    // max, subtract + exp, sum, divide.
+    rule.flopsPerPoint = 4.0;
+    return rule;
+  }
+};
+
+template <typename... OpTys> void attachAll(MLIRContext *ctx) {
+  (OpTys::template attachInterface<LinalgRuleModel<OpTys>>(*ctx), ...);
+}
+} // namespace
+
+void autoshard::registerLinalgShardingRuleModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, linalg::LinalgDialect *) {
+    // The combiner check looks at arith ops in the payloads.
+    ctx->getOrLoadDialect<arith::ArithDialect>();
+    attachAll<
+#define GET_OP_LIST
+#include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
+        >(ctx);
+    linalg::SoftmaxOp::attachInterface<SoftmaxRuleModel>(*ctx);
+  });
+}

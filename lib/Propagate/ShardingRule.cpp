@@ -1,0 +1,686 @@
+//===- ShardingRule.cpp - Factor-based sharding rule of an op -------------===//
+//
+// MLIR-free: layouts from factor assignments, candidate enumeration, the
+// compute estimate, and the inverse (factor assignment from user layouts).
+//
+//===----------------------------------------------------------------------===//
+
+#include "autoshard/Propagate/ShardingRule.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+using namespace autoshard;
+
+//===----------------------------------------------------------------------===//
+// ShardingRule
+//===----------------------------------------------------------------------===//
+
+int64_t ShardingRule::addFactor(int64_t size, FactorKind kind,
+                                std::string name) {
+  factors.push_back(Factor{size, kind, std::move(name)});
+  return static_cast<int64_t>(factors.size()) - 1;
+}
+
+std::string ShardingRule::getFactorName(int64_t f) const {
+  if (f >= 0 && f < static_cast<int64_t>(factors.size()) &&
+      !factors[f].name.empty())
+    return factors[f].name;
+  return "f" + std::to_string(f);
+}
+
+static std::string_view kindWord(FactorKind kind) {
+  switch (kind) {
+  case FactorKind::Parallel:
+    return "parallel";
+  case FactorKind::Reduction:
+    return "reduction";
+  case FactorKind::NeedReplication:
+    return "need-replication";
+  }
+  return "parallel";
+}
+
+std::string ShardingRule::describeFactor(int64_t f) const {
+  return std::string(kindWord(factors[f].kind)) + " factor " +
+         getFactorName(f) + " (size " + std::to_string(factors[f].size) + ")";
+}
+
+int64_t ShardingRule::getDimSize(const TensorFactors &dims, int64_t d) const {
+  int64_t size = 1;
+  for (int64_t f : dims[d])
+    size *= factors[f].size;
+  return size;
+}
+
+std::string ShardingRule::verify() const {
+  int64_t numFactors = static_cast<int64_t>(factors.size());
+  for (int64_t f = 0; f < numFactors; ++f)
+    if (factors[f].size < 1)
+      return getFactorName(f) + " has non-positive size " +
+             std::to_string(factors[f].size);
+  auto checkTensor = [&](const TensorFactors &dims,
+                         const std::string &what) -> std::string {
+    std::set<int64_t> seen;
+    for (const auto &dim : dims)
+      for (int64_t f : dim) {
+        if (f < 0 || f >= numFactors)
+          return what + " refers to factor " + std::to_string(f) +
+                 " but the rule has " + std::to_string(numFactors);
+        if (!seen.insert(f).second)
+          return what + " holds factor " + getFactorName(f) + " twice";
+      }
+    return "";
+  };
+  for (int64_t i = 0; i < getNumOperands(); ++i)
+    if (std::string e =
+            checkTensor(operandDims[i], "operand #" + std::to_string(i));
+        !e.empty())
+      return e;
+  for (int64_t i = 0; i < getNumResults(); ++i)
+    if (std::string e =
+            checkTensor(resultDims[i], "result #" + std::to_string(i));
+        !e.empty())
+      return e;
+  if (!operandIsInit.empty() &&
+      static_cast<int64_t>(operandIsInit.size()) != getNumOperands())
+    return "operandIsInit has " + std::to_string(operandIsInit.size()) +
+           " entries for " + std::to_string(getNumOperands()) + " operands";
+  if (!tiedResult.empty() &&
+      static_cast<int64_t>(tiedResult.size()) != getNumOperands())
+    return "tiedResult has " + std::to_string(tiedResult.size()) +
+           " entries for " + std::to_string(getNumOperands()) + " operands";
+  for (int64_t r : tiedResult)
+    if (r < -1 || r >= getNumResults())
+      return "an operand is tied to result #" + std::to_string(r) +
+             " but the op has " + std::to_string(getNumResults());
+  return "";
+}
+
+static std::string axisList(const DeviceMesh &mesh,
+                            const std::vector<int64_t> &axes) {
+  std::string s = "[";
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += "'" +
+         (axes[i] >= 0 && axes[i] < mesh.getNumAxes()
+              ? mesh.getAxis(axes[i]).name
+              : "?" + std::to_string(axes[i])) +
+         "'";
+  }
+  return s + "]";
+}
+
+static int64_t groupSize(const DeviceMesh &mesh,
+                         const std::vector<int64_t> &axes) {
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= mesh.getAxisSize(a);
+  return n;
+}
+
+bool ShardingRule::getLayouts(const DeviceMesh &mesh,
+                              const std::vector<std::vector<int64_t>> &fAxes,
+                              std::vector<TensorLayout> &operandLayouts,
+                              std::vector<TensorLayout> &resultLayouts,
+                              std::string &error) const {
+  if (fAxes.size() != factors.size()) {
+    error = "the assignment gives axes for " + std::to_string(fAxes.size()) +
+            " factors but the rule has " + std::to_string(factors.size());
+    return false;
+  }
+  // Each axis at most once; need-replication factors unsplit; divisibility.
+  std::vector<int64_t> owner(mesh.getNumAxes(), -1);
+  std::vector<int64_t> shards(factors.size(), 1);
+  for (size_t f = 0; f < factors.size(); ++f) {
+    for (int64_t a : fAxes[f]) {
+      if (a < 0 || a >= mesh.getNumAxes()) {
+        error =
+            "axis index " + std::to_string(a) + " is not in mesh " + mesh.str();
+        return false;
+      }
+      if (owner[a] >= 0) {
+        error = "mesh axis '" + mesh.getAxis(a).name +
+                "' is assigned to both " + getFactorName(owner[a]) + " and " +
+                getFactorName(f);
+        return false;
+      }
+      owner[a] = f;
+    }
+    if (fAxes[f].empty())
+      continue;
+    if (factors[f].kind == FactorKind::NeedReplication) {
+      error = describeFactor(f) + " cannot be split (over " +
+              axisList(mesh, fAxes[f]) + ")";
+      return false;
+    }
+    shards[f] = groupSize(mesh, fAxes[f]);
+    if (factors[f].size % shards[f] != 0) {
+      error = describeFactor(f) + " is not divisible by its split count " +
+              std::to_string(shards[f]) + " (over " + axisList(mesh, fAxes[f]) +
+              ")";
+      return false;
+    }
+  }
+
+  auto buildLayout = [&](const TensorFactors &dims, const std::string &what,
+                         TensorLayout &layout) -> bool {
+    layout = TensorLayout::replicated(static_cast<int64_t>(dims.size()));
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const std::vector<int64_t> &fs = dims[d];
+      for (size_t k = 0; k < fs.size(); ++k) {
+        int64_t f = fs[k];
+        if (fAxes[f].empty())
+          continue;
+        // A minor factor's shards are contiguous in the flattened dim only
+        // when every more major factor is split down to single elements.
+        for (size_t j = 0; j < k; ++j) {
+          int64_t major = fs[j];
+          if (factors[major].size / shards[major] != 1) {
+            error = what + " dim " + std::to_string(d) + " splits " +
+                    getFactorName(f) + " but its more major factor " +
+                    getFactorName(major) +
+                    " is not split into single "
+                    "elements, so the shards would not be contiguous";
+            return false;
+          }
+        }
+        layout.dimAxes[d].insert(layout.dimAxes[d].end(), fAxes[f].begin(),
+                                 fAxes[f].end());
+      }
+    }
+    return true;
+  };
+
+  std::vector<int64_t> partial;
+  for (size_t f = 0; f < factors.size(); ++f)
+    if (factors[f].kind == FactorKind::Reduction)
+      partial.insert(partial.end(), fAxes[f].begin(), fAxes[f].end());
+  std::sort(partial.begin(), partial.end());
+
+  resultLayouts.assign(resultDims.size(), TensorLayout());
+  for (size_t i = 0; i < resultDims.size(); ++i) {
+    if (!buildLayout(resultDims[i], "result #" + std::to_string(i),
+                     resultLayouts[i]))
+      return false;
+    resultLayouts[i].partialAxes = partial;
+    resultLayouts[i].partialKind = reduction;
+  }
+  operandLayouts.assign(operandDims.size(), TensorLayout());
+  for (size_t i = 0; i < operandDims.size(); ++i) {
+    if (!buildLayout(operandDims[i], "operand #" + std::to_string(i),
+                     operandLayouts[i]))
+      return false;
+    int64_t tied = getTiedResult(i);
+    if (tied >= 0) {
+      operandLayouts[i].partialAxes = resultLayouts[tied].partialAxes;
+      operandLayouts[i].partialKind = resultLayouts[tied].partialKind;
+    }
+  }
+  return true;
+}
+
+static void printTensor(std::ostringstream &os, const ShardingRule &rule,
+                        const TensorFactors &dims) {
+  if (dims.empty()) {
+    os << "scalar";
+    return;
+  }
+  for (const auto &dim : dims) {
+    os << "[";
+    for (size_t k = 0; k < dim.size(); ++k)
+      os << (k ? "," : "") << rule.getFactorName(dim[k]);
+    os << "]";
+  }
+}
+
+std::string ShardingRule::str() const {
+  std::ostringstream os;
+  os << "factors: ";
+  if (factors.empty())
+    os << "none";
+  for (size_t f = 0; f < factors.size(); ++f) {
+    os << (f ? ", " : "") << getFactorName(f) << "=" << factors[f].size << " ";
+    switch (factors[f].kind) {
+    case FactorKind::Parallel:
+      os << "par";
+      break;
+    case FactorKind::Reduction:
+      os << "red(" << stringifyReductionKind(reduction) << ")";
+      break;
+    case FactorKind::NeedReplication:
+      os << "rep";
+      break;
+    }
+  }
+  os << "; operands: ";
+  if (operandDims.empty())
+    os << "none";
+  for (int64_t i = 0; i < getNumOperands(); ++i) {
+    os << (i ? ", " : "");
+    if (isInit(i))
+      os << "init ";
+    else if (getTiedResult(i) >= 0)
+      os << "acc ";
+    printTensor(os, *this, operandDims[i]);
+  }
+  os << "; results: ";
+  if (resultDims.empty())
+    os << "none";
+  for (int64_t i = 0; i < getNumResults(); ++i) {
+    os << (i ? ", " : "");
+    printTensor(os, *this, resultDims[i]);
+  }
+  return os.str();
+}
+
+std::string ShardingRule::strFactorAxes(const DeviceMesh &mesh,
+                                        const FactorAxes &fAxes) const {
+  std::string s;
+  for (size_t f = 0; f < fAxes.size(); ++f) {
+    if (fAxes[f].empty())
+      continue;
+    if (!s.empty())
+      s += ", ";
+    s += getFactorName(f) + "->[";
+    for (size_t i = 0; i < fAxes[f].size(); ++i)
+      s += (i ? ", " : "") + mesh.getAxis(fAxes[f][i]).name;
+    s += "]";
+  }
+  return s.empty() ? "none" : s;
+}
+
+//===----------------------------------------------------------------------===//
+// Rule builders
+//===----------------------------------------------------------------------===//
+
+ShardingRule autoshard::makeReplicatedRule(
+    const std::vector<std::vector<int64_t>> &operandShapes,
+    const std::vector<std::vector<int64_t>> &resultShapes) {
+  ShardingRule rule;
+  rule.flopsPerPoint = 0.0;
+  auto add = [&](const std::vector<int64_t> &shape) {
+    TensorFactors dims(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] > 1)
+        dims[d].push_back(
+            rule.addFactor(shape[d], FactorKind::NeedReplication));
+    return dims;
+  };
+  for (const auto &s : operandShapes)
+    rule.operandDims.push_back(add(s));
+  for (const auto &s : resultShapes)
+    rule.resultDims.push_back(add(s));
+  return rule;
+}
+
+ShardingRule
+autoshard::buildReshapeRule(const std::vector<int64_t> &source,
+                            const std::vector<int64_t> &result,
+                            const std::vector<int64_t> &extraOperandRanks) {
+  ShardingRule rule;
+  rule.flopsPerPoint = 0.0;
+  TensorFactors src(source.size()), dst(result.size());
+  // Walk both shapes from the most major dim, peeling off common factors:
+  // `ri`/`rj` are what is left of the current source/result dim.
+  size_t i = 0, j = 0;
+  int64_t ri = source.empty() ? 1 : source[0];
+  int64_t rj = result.empty() ? 1 : result[0];
+  bool stuck = false;
+  while (i < source.size() && j < result.size()) {
+    if (ri == 1) {
+      if (++i < source.size())
+        ri = source[i];
+      continue;
+    }
+    if (rj == 1) {
+      if (++j < result.size())
+        rj = result[j];
+      continue;
+    }
+    int64_t g = std::gcd(ri, rj);
+    if (g == 1) {
+      stuck = true;
+      break;
+    }
+    // The largest shared major part: a whole dim when one divides the other,
+    // else their gcd (only the major part can pass a split through).
+    int64_t common = (ri % rj == 0) ? rj : (rj % ri == 0) ? ri : g;
+    int64_t f = rule.addFactor(common);
+    src[i].push_back(f);
+    dst[j].push_back(f);
+    // After a gcd the remainders are coprime: unless one is used up, the
+    // next round finds no shared factor and stops.
+    ri /= common;
+    rj /= common;
+  }
+  if (stuck) {
+    // Whatever is left of each dim cannot carry a split through the reshape.
+    auto rest = [&](TensorFactors &dims, const std::vector<int64_t> &shape,
+                    size_t at, int64_t left) {
+      if (at < shape.size() && left > 1)
+        dims[at].push_back(rule.addFactor(left, FactorKind::NeedReplication));
+      for (size_t k = at + 1; k < shape.size(); ++k)
+        if (shape[k] > 1)
+          dims[k].push_back(
+              rule.addFactor(shape[k], FactorKind::NeedReplication));
+    };
+    rest(src, source, i, ri);
+    rest(dst, result, j, rj);
+  }
+  rule.operandDims.push_back(src);
+  for (int64_t rank : extraOperandRanks)
+    rule.operandDims.push_back(TensorFactors(rank));
+  rule.resultDims.push_back(dst);
+  return rule;
+}
+
+ShardingRule autoshard::buildElementwiseRule(
+    const std::vector<std::vector<int64_t>> &operandShapes,
+    const std::vector<int64_t> &resultShape) {
+  ShardingRule rule;
+  TensorFactors res(resultShape.size());
+  for (size_t d = 0; d < resultShape.size(); ++d)
+    if (resultShape[d] != 1)
+      res[d].push_back(rule.addFactor(resultShape[d]));
+  for (const auto &shape : operandShapes) {
+    TensorFactors dims(shape.size());
+    if (shape.size() == resultShape.size())
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] == resultShape[d])
+          dims[d] = res[d];
+    rule.operandDims.push_back(dims);
+  }
+  rule.resultDims.push_back(res);
+  return rule;
+}
+
+//===----------------------------------------------------------------------===//
+// Candidates
+//===----------------------------------------------------------------------===//
+
+int64_t Candidate::getParallelism(const DeviceMesh &mesh) const {
+  int64_t n = 1;
+  for (const auto &axes : factorAxes)
+    n *= groupSize(mesh, axes);
+  return n;
+}
+
+double autoshard::estimateFlops(const ShardingRule &rule,
+                                const DeviceMesh &mesh,
+                                const FactorAxes &fAxes) {
+  auto localSize = [&](int64_t f) {
+    int64_t shards =
+        f < static_cast<int64_t>(fAxes.size()) ? groupSize(mesh, fAxes[f]) : 1;
+    return static_cast<double>(rule.factors[f].size) /
+           static_cast<double>(shards);
+  };
+  if (rule.flopsPerPoint > 0.0) {
+    double points = 1.0;
+    for (size_t f = 0; f < rule.factors.size(); ++f)
+      points *= localSize(f);
+    return rule.flopsPerPoint * points;
+  }
+  double elements = 0.0;
+  for (const auto &dims : rule.resultDims) {
+    double local = 1.0;
+    for (const auto &dim : dims)
+      for (int64_t f : dim)
+        local *= localSize(f);
+    elements += local;
+  }
+  return elements;
+}
+
+namespace {
+/// Enumerates axis→factor maps, then the orders of several axes on one
+/// factor, in a fixed order.
+struct Enumerator {
+  const ShardingRule &rule;
+  const DeviceMesh &mesh;
+  const EnumerateOptions &options;
+  std::vector<int64_t> eligible;
+  std::vector<int64_t> choice; // per axis: factor id or -1
+  std::vector<FactorAxes> out;
+
+  void assignAxis(int64_t a) {
+    if (a == mesh.getNumAxes()) {
+      emitOrders();
+      return;
+    }
+    choice[a] = -1;
+    assignAxis(a + 1);
+    for (int64_t f : eligible) {
+      choice[a] = f;
+      assignAxis(a + 1);
+    }
+  }
+
+  void emitOrders() {
+    FactorAxes fAxes(rule.factors.size());
+    for (int64_t a = 0; a < mesh.getNumAxes(); ++a)
+      if (choice[a] >= 0)
+        fAxes[choice[a]].push_back(a);
+    for (const auto &axes : fAxes)
+      if (options.maxAxesPerFactor > 0 &&
+          static_cast<int64_t>(axes.size()) > options.maxAxesPerFactor)
+        return;
+    // Every permutation of every factor's axes (ascending start: the mesh
+    // order is the first one generated).
+    permute(fAxes, 0);
+  }
+
+  void permute(FactorAxes &fAxes, size_t f) {
+    if (f == fAxes.size()) {
+      out.push_back(fAxes);
+      return;
+    }
+    std::vector<int64_t> axes = fAxes[f];
+    do {
+      fAxes[f] = axes;
+      permute(fAxes, f + 1);
+    } while (std::next_permutation(axes.begin(), axes.end()));
+    std::sort(axes.begin(), axes.end());
+    fAxes[f] = axes;
+  }
+};
+} // namespace
+
+std::vector<Candidate>
+autoshard::enumerateCandidates(const ShardingRule &rule, const DeviceMesh &mesh,
+                               const EnumerateOptions &options) {
+  Enumerator e{rule, mesh, options, {}, {}, {}};
+  for (size_t f = 0; f < rule.factors.size(); ++f) {
+    const Factor &factor = rule.factors[f];
+    if (factor.kind == FactorKind::NeedReplication || factor.size < 2)
+      continue;
+    if (factor.kind == FactorKind::Reduction && !options.allowReductionSplits)
+      continue;
+    e.eligible.push_back(static_cast<int64_t>(f));
+  }
+  e.choice.assign(mesh.getNumAxes(), -1);
+  e.assignAxis(0);
+
+  std::vector<Candidate> all;
+  std::vector<int64_t> parallelism;
+  std::set<std::pair<std::vector<std::string>, std::vector<std::string>>> seen;
+  for (FactorAxes &fAxes : e.out) {
+    Candidate c;
+    std::string error;
+    if (!rule.getLayouts(mesh, fAxes, c.operandLayouts, c.resultLayouts, error))
+      continue;
+    // Two assignments with the same layouts are the same strategy.
+    std::vector<std::string> ins, outs;
+    for (const auto &l : c.operandLayouts)
+      ins.push_back(l.str(mesh));
+    for (const auto &l : c.resultLayouts)
+      outs.push_back(l.str(mesh));
+    if (!seen.insert({ins, outs}).second)
+      continue;
+    c.factorAxes = std::move(fAxes);
+    c.flops = estimateFlops(rule, mesh, c.factorAxes);
+    all.push_back(std::move(c));
+  }
+  std::vector<size_t> order(all.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return all[x].getParallelism(mesh) > all[y].getParallelism(mesh);
+  });
+  std::vector<Candidate> sorted;
+  sorted.reserve(all.size());
+  for (size_t k : order)
+    sorted.push_back(std::move(all[k]));
+  if (options.maxCandidates > 0 &&
+      static_cast<int64_t>(sorted.size()) > options.maxCandidates) {
+    // Keep the replicated candidate (the last: parallelism 1, generated
+    // first among those) so every op can always fall back to it.
+    Candidate replicated = std::move(sorted.back());
+    sorted.resize(options.maxCandidates);
+    sorted.back() = std::move(replicated);
+  }
+  return sorted;
+}
+
+//===----------------------------------------------------------------------===//
+// Factor assignment from user layouts
+//===----------------------------------------------------------------------===//
+
+bool autoshard::inferFactorAxes(const ShardingRule &rule,
+                                const DeviceMesh &mesh,
+                                const std::vector<const TensorLayout *> &ops,
+                                const std::vector<const TensorLayout *> &res,
+                                Candidate &out, std::string &error) {
+  size_t numFactors = rule.factors.size();
+  FactorAxes fAxes(numFactors);
+  std::vector<std::string> setBy(numFactors);
+
+  // Operands first (in order), then results: the first tensor holding a
+  // factor decides its axes.
+  struct Given {
+    const TensorLayout *layout;
+    const TensorFactors *dims;
+    std::string name;
+    bool mayBePartial;
+    bool isResult;
+    int64_t index;
+  };
+  std::vector<Given> given;
+  for (int64_t i = 0; i < rule.getNumOperands(); ++i)
+    if (i < static_cast<int64_t>(ops.size()) && ops[i])
+      given.push_back({ops[i], &rule.operandDims[i],
+                       "operand #" + std::to_string(i),
+                       rule.getTiedResult(i) >= 0, false, i});
+  for (int64_t i = 0; i < rule.getNumResults(); ++i)
+    if (i < static_cast<int64_t>(res.size()) && res[i])
+      given.push_back({res[i], &rule.resultDims[i],
+                       "result #" + std::to_string(i), true, true, i});
+
+  for (const Given &g : given) {
+    const TensorLayout &l = *g.layout;
+    const TensorFactors &dims = *g.dims;
+    if (std::string e = l.validate(mesh); !e.empty()) {
+      error = g.name + ": " + e;
+      return false;
+    }
+    if (l.getRank() != static_cast<int64_t>(dims.size())) {
+      error = g.name + " has a layout of rank " + std::to_string(l.getRank()) +
+              " but the op's rule gives it rank " + std::to_string(dims.size());
+      return false;
+    }
+    if (l.isPartial() && !g.mayBePartial) {
+      error = g.name + " is partial over " + axisList(mesh, l.partialAxes) +
+              " but the op reads complete values";
+      return false;
+    }
+    for (int64_t d = 0; d < l.getRank(); ++d) {
+      if (l.hasUnevenDim(d)) {
+        error = g.name + " dim " + std::to_string(d) +
+                " has uneven shard sizes, which the op's rule cannot split";
+        return false;
+      }
+      const std::vector<int64_t> &axes = l.dimAxes[d];
+      const std::vector<int64_t> &fs = dims[d];
+      if (fs.empty()) {
+        if (!axes.empty()) {
+          error = g.name + " splits dim " + std::to_string(d) + " over " +
+                  axisList(mesh, axes) +
+                  " but the op cannot split that dim (it holds no factor)";
+          return false;
+        }
+        continue;
+      }
+      // Deal the dim's axes out to its factors, major first: a factor takes
+      // axes until its size is used up, so the next factor's axes start on
+      // a whole-factor boundary.
+      size_t pos = 0;
+      for (size_t k = 0; k < fs.size(); ++k) {
+        int64_t f = fs[k];
+        size_t start = pos;
+        if (k + 1 == fs.size()) {
+          pos = axes.size();
+        } else {
+          int64_t prod = 1;
+          while (pos < axes.size() && prod < rule.factors[f].size)
+            prod *= mesh.getAxisSize(axes[pos++]);
+          if (pos < axes.size() && prod != rule.factors[f].size) {
+            error = g.name + " splits dim " + std::to_string(d) + " over " +
+                    axisList(mesh, axes) +
+                    ", which does not fall on whole "
+                    "factors of the dim (" +
+                    rule.describeFactor(f) + " is its major part)";
+            return false;
+          }
+        }
+        std::vector<int64_t> mine(axes.begin() + start, axes.begin() + pos);
+        if (!mine.empty() &&
+            rule.factors[f].kind == FactorKind::NeedReplication) {
+          error = g.name + " splits dim " + std::to_string(d) + " over " +
+                  axisList(mesh, mine) + " but that dim is the op's " +
+                  rule.describeFactor(f) + ", which must stay whole";
+          return false;
+        }
+        if (!setBy[f].empty() && fAxes[f] != mine) {
+          std::string first =
+              fAxes[f].empty() ? "does not"
+                               : "splits it over " + axisList(mesh, fAxes[f]);
+          if (mine.empty())
+            error = g.name + " does not split " + rule.describeFactor(f) +
+                    " but " + setBy[f] + " splits it over " +
+                    axisList(mesh, fAxes[f]);
+          else
+            error = g.name + " splits " + rule.describeFactor(f) + " over " +
+                    axisList(mesh, mine) + " but " + setBy[f] + " " + first;
+          return false;
+        }
+        if (setBy[f].empty()) {
+          fAxes[f] = mine;
+          setBy[f] = g.name;
+        }
+      }
+    }
+  }
+
+  Candidate c;
+  if (!rule.getLayouts(mesh, fAxes, c.operandLayouts, c.resultLayouts, error))
+    return false;
+  // Partial axes (of results and tied operands) and anything else not
+  // decided by the dims must match what the assignment implies.
+  for (const Given &g : given) {
+    const TensorLayout *implied =
+        g.isResult ? &c.resultLayouts[g.index] : &c.operandLayouts[g.index];
+    if (*implied != *g.layout) {
+      error = g.name + " has layout " + g.layout->str(mesh) +
+              " but the split factors (" + rule.strFactorAxes(mesh, fAxes) +
+              ") give it " + implied->str(mesh);
+      return false;
+    }
+  }
+  c.factorAxes = std::move(fAxes);
+  c.flops = estimateFlops(rule, mesh, c.factorAxes);
+  out = std::move(c);
+  return true;
+}

@@ -1,0 +1,95 @@
+//===- Backend.h - Kernel interface of a runtime device ---------*- C++ -*-===//
+//
+// Everything the executor computes goes through a Backend, so a device
+// backend (CUDA/cuBLAS) plugs in by implementing this interface; the CPU
+// backend (OpenBLAS GEMMs, a bytecode loop-nest evaluator for the rest) is
+// the reference. Tensors passed to a backend live in its memory space
+// (upload/download convert). Output tensors are allocated by the caller with
+// their final shape; kernels write every element of them unless documented
+// as accumulating. Kernels throw rt::Error on invalid arguments.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_RUNTIME_BACKEND_H
+#define AUTOSHARD_RUNTIME_BACKEND_H
+
+#include "autoshard/Runtime/Program.h"
+#include "autoshard/Runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace autoshard::rt {
+
+class Backend {
+public:
+  virtual ~Backend();
+  virtual std::string getName() const = 0;
+
+  /// A zero-filled tensor in this backend's memory.
+  virtual Tensor allocate(DType type, const Shape &shape) = 0;
+  /// Host <-> backend memory (identity for the CPU backend).
+  virtual Tensor upload(const Tensor &host) = 0;
+  virtual Tensor download(const Tensor &tensor) = 0;
+  /// Waits for queued work (streams); the CPU backend is synchronous.
+  virtual void synchronize() {}
+
+  /// dst = src (same element count; shapes may differ).
+  virtual void copy(const Tensor &src, Tensor &dst) = 0;
+  /// Every element of dst = the rank-0 `value` converted to dst's type.
+  virtual void fill(Tensor &dst, const Tensor &value) = 0;
+
+  /// c += op(a) * op(b) for 2-D a, b, c (f32/f64; other types throw).
+  virtual void matmul(const Tensor &a, const Tensor &b, Tensor &c,
+                      bool transA, bool transB) = 0;
+  /// The same over a leading batch dim on all three.
+  virtual void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c,
+                           bool transA, bool transB) = 0;
+  /// A loop nest (elementwise, broadcast, reduction, any linalg.generic):
+  /// `outputs` hold the init values on entry and the results on exit.
+  virtual void generic(const GenericSpec &spec,
+                       const std::vector<const Tensor *> &inputs,
+                       const std::vector<const Tensor *> &captures,
+                       const std::vector<Tensor *> &outputs) = 0;
+  /// out[i0..] = in[...] with out dim k = in dim perm[k].
+  virtual void transpose(const Tensor &in, Tensor &out,
+                         const std::vector<int64_t> &perm) = 0;
+  /// Numerically stable softmax along `dim`.
+  virtual void softmax(const Tensor &in, Tensor &out, int64_t dim) = 0;
+  /// out = reduction of `in` over `dims` (out keeps in's rank with those
+  /// dims of size 1, or drops them; same element count either way).
+  virtual void reduce(const Tensor &in, Tensor &out,
+                      const std::vector<int64_t> &dims,
+                      ReductionKind kind) = 0;
+  /// Elementwise acc = acc (op) x, for combining partial values.
+  virtual void accumulate(Tensor &acc, const Tensor &x,
+                          ReductionKind kind) = 0;
+  /// tensor.gather: indices [batch..., len(dims)] selects coordinates of
+  /// `dims` in `source`; out = batch shape + source shape with `dims`
+  /// either 1 (keepDims) or dropped. Out-of-range indices throw.
+  virtual void gather(const Tensor &source, const Tensor &indices,
+                      Tensor &out, const std::vector<int64_t> &dims) = 0;
+  /// out = source[offsets + i * strides] over out's (unreduced) `sizes`.
+  virtual void extractSlice(const Tensor &source, Tensor &out,
+                            const std::vector<int64_t> &offsets,
+                            const std::vector<int64_t> &sizes,
+                            const std::vector<int64_t> &strides) = 0;
+  /// dest[offsets + i * strides] = source over `sizes` (in place on dest).
+  virtual void insertSlice(const Tensor &source, Tensor &dest,
+                           const std::vector<int64_t> &offsets,
+                           const std::vector<int64_t> &sizes,
+                           const std::vector<int64_t> &strides) = 0;
+  /// out = pieces concatenated along dim.
+  virtual void concat(const std::vector<const Tensor *> &pieces, Tensor &out,
+                      int64_t dim) = 0;
+  /// out = value everywhere, source at offsets `low`.
+  virtual void pad(const Tensor &source, const Tensor &value, Tensor &out,
+                   const std::vector<int64_t> &low) = 0;
+};
+
+/// The CPU backend: OpenBLAS for GEMMs, portable loops for the rest.
+std::unique_ptr<Backend> createCpuBackend();
+
+} // namespace autoshard::rt
+
+#endif // AUTOSHARD_RUNTIME_BACKEND_H

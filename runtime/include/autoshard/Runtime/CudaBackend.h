@@ -1,0 +1,58 @@
+//===- CudaBackend.h - CUDA/cuBLAS backend and NCCL communicator -*- C++ -*-===//
+//
+// The GPU side of the runtime. Everything here is declared whether or not
+// the runtime was built with CUDA, so tools can offer `--backend cuda`
+// unconditionally: without CUDA (or without a visible device) the factories
+// throw an rt::Error saying why, and isCudaAvailable() is false.
+//
+// The CUDA backend keeps tensors in device memory (stream-ordered
+// cudaMallocAsync) and queues every kernel, cuBLAS call and NCCL collective
+// on one stream per backend, so the executor never waits on the device
+// except in download() and synchronize(). Its kernels match the CPU backend
+// (the reference) element for element; GEMMs go to cuBLAS in full FP32/FP64
+// (no TF32), so results differ from OpenBLAS only by summation order.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_RUNTIME_CUDABACKEND_H
+#define AUTOSHARD_RUNTIME_CUDABACKEND_H
+
+#include "autoshard/Runtime/Backend.h"
+#include "autoshard/Runtime/Communicator.h"
+
+#include <memory>
+#include <string>
+
+namespace autoshard::rt {
+
+/// True when the runtime was built with CUDA and at least one device is
+/// visible to this process.
+bool isCudaAvailable();
+/// Why isCudaAvailable() is false ("" when it is true): built without CUDA,
+/// no driver, or no device. For skip messages and errors.
+std::string getCudaUnavailableReason();
+/// Number of visible devices (0 without CUDA).
+int getCudaDeviceCount();
+/// The device a rank should use: its node-local rank (from the MPI
+/// launcher's environment: OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
+/// SLURM_LOCALID; else `rank`) modulo the number of visible devices.
+int pickCudaDevice(int64_t rank);
+
+/// The CUDA backend on `device` (throws when CUDA is unavailable or the
+/// device does not exist).
+std::unique_ptr<Backend> createCudaBackend(int device = 0);
+
+/// Collectives through NCCL, one NCCL communicator per mesh-axis group
+/// (plus one over the whole mesh for point-to-point), each bootstrapped by
+/// broadcasting an ncclUniqueId over an MPI_Comm_split of the group. Buffers
+/// are device pointers of `cudaBackend`, whose stream the collectives are
+/// queued on; `cudaBackend` must be a CUDA backend and outlive the
+/// communicator. Host-side services (gatherToRoot, barrier, abort) go over
+/// MPI. Like createMpiCommunicator: MPI must be initialised and the world
+/// size must equal the mesh size (without MPI: one-device meshes only).
+/// The constructor is collective over all ranks.
+std::unique_ptr<Communicator> createNcclCommunicator(const DeviceMesh &mesh,
+                                                     Backend &cudaBackend);
+
+} // namespace autoshard::rt
+
+#endif // AUTOSHARD_RUNTIME_CUDABACKEND_H

@@ -1,0 +1,39 @@
+//===- Executor.h - Runs a Program on one rank ------------------*- C++ -*-===//
+#ifndef AUTOSHARD_RUNTIME_EXECUTOR_H
+#define AUTOSHARD_RUNTIME_EXECUTOR_H
+
+#include "autoshard/Runtime/Backend.h"
+#include "autoshard/Runtime/Communicator.h"
+#include "autoshard/Runtime/Program.h"
+
+namespace autoshard::rt {
+
+/// Interprets a verified Program on one rank: kernels go to the backend,
+/// collectives are packed along their dim and sent through the communicator.
+/// Values are freed after their last use; an init that dies at its consumer
+/// is updated in place.
+class Executor {
+public:
+  /// Verifies the program (throws rt::Error) and prepares the communicator
+  /// groups of every collective.
+  Executor(const Program &program, Backend &backend, Communicator &comm);
+
+  /// Runs on local (shard) inputs in backend memory, one per program input
+  /// with the input value's type; returns the local outputs.
+  std::vector<Tensor> run(const std::vector<Tensor> &inputs);
+
+private:
+  void execute(const Instruction &inst, std::vector<Tensor> &env);
+  void executeCollective(const Instruction &inst, std::vector<Tensor> &env);
+  Tensor takeInit(std::vector<Tensor> &env, ValueId id, size_t instIndex);
+
+  const Program &program;
+  Backend &backend;
+  Communicator &comm;
+  std::vector<size_t> lastUse; // instruction index of each value's last use
+  size_t current = 0;
+};
+
+} // namespace autoshard::rt
+
+#endif // AUTOSHARD_RUNTIME_EXECUTOR_H

@@ -1,0 +1,199 @@
+//===- Program.h - The runtime's MLIR-free plan -----------------*- C++ -*-===//
+//
+// A Program is what one rank executes: a flat list of instructions over SSA
+// values (tensors; scalars and indices are rank-0 tensors, index is i64),
+// the mesh it runs on and, for every function argument and result, the
+// global shape and layout needed to cut global inputs into shards and to
+// assemble global outputs. The loader (lib/Lower) builds it from a
+// partitioned MLIR module; nothing here depends on MLIR, so the runtime can
+// be embedded without the compiler, and plans can be built by hand in tests.
+//
+// Value semantics: every instruction defines fresh result values. Operands
+// marked as "inits" (destination-style outputs) are read as the initial
+// result content; the executor copies them unless the init dies at this
+// instruction and its storage is not shared, in which case it is reused.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_RUNTIME_PROGRAM_H
+#define AUTOSHARD_RUNTIME_PROGRAM_H
+
+#include "autoshard/Analysis/Collective.h"
+#include "autoshard/Runtime/Tensor.h"
+#include "autoshard/Support/DeviceMesh.h"
+#include "autoshard/Support/TensorLayout.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace autoshard::rt {
+
+using ValueId = int32_t;
+
+/// Marks a static offset/size/stride taken from the next dynamic operand
+/// (a rank-0 i64 value), like MLIR's ShapedType::kDynamic.
+constexpr int64_t kDynamic = INT64_MIN;
+
+//===----------------------------------------------------------------------===//
+// Scalar bytecode: the body of a generic loop nest.
+//===----------------------------------------------------------------------===//
+
+/// Registers hold a double (float types) or an int64 (integer types, i1 as 0
+/// or 1). Every instruction rounds/wraps its result to `type`, so f32 and i32
+/// arithmetic is bit-exact with MLIR's semantics (a single +,-,*,/ or sqrt
+/// computed in double and rounded to f32 is correctly rounded).
+enum class ScalarOp : uint8_t {
+  // Leaves.
+  Const,    // dst = imm (int types) / fimm (float types)
+  Index,    // dst = current index of loop `imm`
+  Captured, // dst = captures[imm][regs in `args`...] (rank-0: no args)
+  // Float and integer arithmetic (the domain follows `type`).
+  Add, Sub, Mul, Div, Rem, Max, Min, // Div/Rem/Max/Min: signed for ints
+  DivU, RemU, MaxU, MinU,
+  MaxNum, MinNum,                    // NaN-ignoring float max/min
+  Neg, Abs,
+  // Integer bit ops.
+  And, Or, Xor, Shl, ShrS, ShrU,
+  // Float math.
+  Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Tanh, Sin, Cos, Tan,
+  Erf, Atan, Atan2, Pow, Floor, Ceil, Round, RoundEven, Trunc, Fma,
+  // Comparisons: `imm` is the arith.cmpf / arith.cmpi predicate number.
+  CmpF, CmpI,
+  Select,      // dst = a ? b : c
+  // Conversions: `type` is the result type, `srcType` the operand type.
+  IToF, UIToF, FToI, FToUI, FCast, ICast, ZExt,
+};
+
+/// Scalar types of registers (the element types plus nothing else).
+using ScalarType = DType;
+
+struct ScalarInst {
+  ScalarOp op = ScalarOp::Const;
+  ScalarType type = DType::F32;    // result type
+  ScalarType srcType = DType::F32; // operand type for compares/conversions
+  int32_t dst = 0, a = -1, b = -1, c = -1;
+  int64_t imm = 0;
+  double fimm = 0.0;
+  std::vector<int32_t> args; // Captured: index registers
+};
+
+/// An affine map from loop indices to one operand's indices:
+/// index[r] = sum_l coeffs[r * numLoops + l] * i_l + consts[r].
+struct AffineMapSpec {
+  int64_t numResults = 0;
+  std::vector<int64_t> coeffs;
+  std::vector<int64_t> consts;
+};
+
+/// A linalg.generic-like loop nest: for every point of `loopRanges`, load
+/// operand elements through their maps into registers 0..N-1 (inputs then
+/// inits), run `body`, and store `yields[k]` into output k at its map. The
+/// iteration order is row-major over the loops; reductions accumulate in the
+/// output as in MLIR's sequential semantics.
+struct GenericSpec {
+  std::vector<int64_t> loopRanges;
+  int32_t numInputs = 0;
+  int32_t numOutputs = 0;
+  int32_t numCaptures = 0;
+  std::vector<AffineMapSpec> maps; // numInputs + numOutputs
+  std::vector<ScalarInst> body;
+  int32_t numRegs = 0;
+  std::vector<int32_t> yields; // one per output
+};
+
+//===----------------------------------------------------------------------===//
+// Instructions.
+//===----------------------------------------------------------------------===//
+
+enum class OpKind : uint8_t {
+  Constant,     // results[0] = constant
+  Empty,        // results[0] = zeros of its type
+  Fill,         // results[0] = splat of scalar operands[0]
+  Reshape,      // results[0] = operands[0] with the result shape (row-major)
+  Matmul,       // operands: A, B, C(init); C += op(A) op(B)
+  BatchMatmul,  // same with a leading batch dim on all three
+  Generic,      // operands: ins, inits, captures; results: one per init
+  Transpose,    // operands: in, init; result[i] dims = in dims[perm[i]]
+  Softmax,      // operands: in, init; along `dim`
+  Gather,       // operands: source, indices, [init]; tensor.gather over dims
+  ExtractSlice, // operands: source, dynamic offsets...; sizes = `sizes`,
+                // result shape may drop unit dims (rank reduction)
+  InsertSlice,  // operands: source, dest, dynamic offsets...
+  Concat,       // operands: pieces; along `dim`
+  Pad,          // operands: source, pad value (rank 0), dynamic lows...;
+                // low = offsets, high = sizes
+  ProcessIndex, // results: mesh coordinate on each of `axes` (rank-0 i64);
+                // `dim` == 1 means one result: the linear position
+  Collective,   // operands[0] -> results[0], see `collective`
+};
+
+std::string_view stringifyOpKind(OpKind kind);
+
+struct Instruction {
+  OpKind kind = OpKind::Constant;
+  std::vector<ValueId> operands;
+  std::vector<ValueId> results;
+  /// Where it came from (e.g. "model.mlir:12:5 linalg.matmul"), for errors.
+  std::string location;
+
+  // Matmul / BatchMatmul.
+  bool transA = false, transB = false;
+  // Transpose: permutation; Gather: gather dims; ProcessIndex: mesh axes.
+  std::vector<int64_t> perm;
+  // Softmax / Concat: the dim; ProcessIndex: 1 for the linear index.
+  int64_t dim = -1;
+  // ExtractSlice / InsertSlice: offsets, sizes, strides (kDynamic entries
+  // come from the dynamic operands, in order). Pad: offsets = low pads,
+  // sizes = high pads.
+  std::vector<int64_t> offsets, sizes, strides;
+  // Generic.
+  std::shared_ptr<const GenericSpec> generic;
+  // Constant.
+  Tensor constant;
+  // Collective: kind, mesh axes (groups as DeviceMesh::getGroup), dim
+  // (gather/slice/scatter dim; AllToAll: the dim that becomes split), srcDim
+  // (AllToAll: the dim that becomes gathered), reduction, Permute pairs.
+  // Uneven steps: `groupExtents[k]` is the extent along `dim` held by group
+  // member k (empty: even split).
+  CollectiveStep collective;
+  std::vector<int64_t> groupExtents;
+};
+
+/// The type of one SSA value.
+struct ValueInfo {
+  DType type = DType::F32;
+  Shape shape;
+};
+
+/// A function argument or result: its SSA value, global shape and layout.
+struct ProgramIO {
+  ValueId value = -1;
+  std::string name;        // dist.name, else "argN" / "resultN"
+  std::string file;        // dist.weight: a .npy with the global value
+  Shape globalShape;       // dist.global_type, else the local shape
+  TensorLayout layout;     // dist.layout, else replicated
+};
+
+struct Program {
+  /// The mesh (a one-device mesh for an unpartitioned program).
+  DeviceMesh mesh;
+  std::vector<ValueInfo> values;
+  std::vector<ProgramIO> inputs;
+  std::vector<ProgramIO> outputs;
+  std::vector<Instruction> instructions;
+
+  ValueId addValue(DType type, Shape shape) {
+    values.push_back({type, std::move(shape)});
+    return static_cast<ValueId>(values.size() - 1);
+  }
+  /// Checks ids, operand counts and shapes the kernels rely on; returns an
+  /// error message or "".
+  std::string verify() const;
+  /// A readable listing (autoshard-run --print-plan).
+  std::string str() const;
+};
+
+} // namespace autoshard::rt
+
+#endif // AUTOSHARD_RUNTIME_PROGRAM_H

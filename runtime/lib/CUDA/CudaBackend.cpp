@@ -1,0 +1,845 @@
+//===- CudaBackend.cpp - The CUDA backend (cuBLAS + kernels) --------------===//
+//
+// Host half of the CUDA backend: argument checks (the same ones, with the
+// same messages, as the CPU backend), shape arithmetic folded into the
+// by-value descriptors of CudaKernels.h, and cuBLAS for GEMMs. All work is
+// queued on the backend's stream; only download(), synchronize() and
+// kernels that can fail on data (gather, generic bodies with tensor.extract
+// or integer division) wait for the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaContext.h"
+#include "CudaKernels.h"
+#include "autoshard/Runtime/CudaBackend.h"
+
+#include <cublas_v2.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+using namespace autoshard;
+using namespace autoshard::rt;
+using namespace autoshard::rt::cuda;
+
+void autoshard::rt::cuda::check(cudaError_t status, const char *call) {
+  if (status != cudaSuccess)
+    throw Error(std::string("CUDA error in ") + call + ": " +
+                cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+}
+
+static void checkBlas(cublasStatus_t status, const char *call) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw Error(std::string("cuBLAS error in ") + call + ": " +
+                cublasGetStatusName(status) + ": " +
+                cublasGetStatusString(status));
+}
+#define AUTOSHARD_CUBLAS_CHECK(call) checkBlas((call), #call)
+
+//===----------------------------------------------------------------------===//
+// Availability
+//===----------------------------------------------------------------------===//
+
+std::string autoshard::rt::getCudaUnavailableReason() {
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess)
+    return std::string("no usable CUDA device (cudaGetDeviceCount: ") +
+           cudaGetErrorString(status) + ")";
+  if (count == 0)
+    return "no CUDA device is visible to this process";
+  return "";
+}
+
+bool autoshard::rt::isCudaAvailable() {
+  return getCudaUnavailableReason().empty();
+}
+
+int autoshard::rt::getCudaDeviceCount() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError(); // do not leave the error sticky for others
+    return 0;
+  }
+  return count;
+}
+
+int autoshard::rt::pickCudaDevice(int64_t rank) {
+  int64_t local = rank;
+  for (const char *var :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char *value = std::getenv(var)) {
+      local = std::atoll(value);
+      break;
+    }
+  int count = getCudaDeviceCount();
+  return count > 0 ? static_cast<int>(local % count) : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Context and device buffers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Everything that must outlive the last device buffer: buffers free
+/// themselves on this stream, so tensors may outlive the backend object.
+struct Context {
+  StreamInfo info{0, nullptr};
+  cublasHandle_t blas = nullptr;
+  DeviceFault *fault = nullptr;
+  /// Uploaded generic bodies by content (a spec's address may be reused).
+  std::unordered_map<std::string, void *> bodies;
+
+  ~Context() {
+    // Destructors must not throw; errors here have nowhere to go.
+    cudaSetDevice(info.device);
+    if (info.stream)
+      cudaStreamSynchronize(info.stream);
+    for (auto &entry : bodies)
+      cudaFree(entry.second);
+    if (fault)
+      cudaFree(fault);
+    if (blas)
+      cublasDestroy(blas);
+    if (info.stream)
+      cudaStreamDestroy(info.stream);
+  }
+};
+
+class DeviceBuffer final : public Buffer {
+public:
+  DeviceBuffer(std::shared_ptr<Context> ctx, int64_t size)
+      : ctx(std::move(ctx)) {
+    space = MemorySpace::Device;
+    bytes = size;
+    if (size > 0)
+      AUTOSHARD_CUDA_CHECK(cudaMallocAsync(&data, static_cast<size_t>(size),
+                                           this->ctx->info.stream));
+  }
+  ~DeviceBuffer() override {
+    if (data)
+      cudaFreeAsync(data, ctx->info.stream);
+  }
+
+private:
+  std::shared_ptr<Context> ctx;
+};
+
+uint8_t *devicePtr(const Tensor &t, const char *what) {
+  if (t.isNull())
+    throw Error(std::string(what) + ": missing tensor");
+  if (t.getSpace() != MemorySpace::Device)
+    throw Error(std::string(what) + ": " + t.getTypeString() +
+                " is in host memory; the CUDA backend needs device tensors "
+                "(upload them first)");
+  return static_cast<uint8_t *>(t.getRawData());
+}
+
+void checkRank(const Tensor &t, int64_t rank, const char *what) {
+  if (t.getRank() != rank)
+    throw Error(std::string(what) + ": expected a rank-" +
+                std::to_string(rank) + " tensor, got " + t.getTypeString());
+}
+
+void checkSameType(const Tensor &a, const Tensor &b, const char *what) {
+  if (a.getDType() != b.getDType())
+    throw Error(std::string(what) + ": element types differ (" +
+                a.getTypeString() + " vs " + b.getTypeString() + ")");
+}
+
+void checkMaxRank(int64_t rank, const char *what) {
+  if (rank > kMaxRank)
+    throw Error(std::string(what) + ": rank " + std::to_string(rank) +
+                " exceeds the CUDA backend's limit of " +
+                std::to_string(kMaxRank));
+}
+
+void checkBox(const Tensor &t, const std::vector<int64_t> &offsets,
+              const std::vector<int64_t> &sizes,
+              const std::vector<int64_t> &strides, const char *what) {
+  int64_t rank = t.getRank();
+  if (static_cast<int64_t>(offsets.size()) != rank ||
+      static_cast<int64_t>(sizes.size()) != rank ||
+      static_cast<int64_t>(strides.size()) != rank)
+    throw Error(std::string(what) + ": slice rank does not match " +
+                t.getTypeString());
+  for (int64_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0)
+      continue;
+    int64_t last = offsets[d] + (sizes[d] - 1) * strides[d];
+    if (offsets[d] < 0 || last < 0 || offsets[d] >= t.getDim(d) ||
+        last >= t.getDim(d) || sizes[d] < 0)
+      throw Error(std::string(what) + ": slice [offset " +
+                  std::to_string(offsets[d]) + ", size " +
+                  std::to_string(sizes[d]) + ", stride " +
+                  std::to_string(strides[d]) + "] out of bounds in dim " +
+                  std::to_string(d) + " of " + t.getTypeString());
+  }
+}
+
+int toBlasInt(int64_t v, const char *what) {
+  if (v < 0 || v > INT_MAX)
+    throw Error(std::string(what) + ": dimension " + std::to_string(v) +
+                " exceeds cuBLAS's int range");
+  return static_cast<int>(v);
+}
+
+/// Flattens an affine map of one generic operand into a base offset plus a
+/// stride per loop, rejecting out-of-bounds accesses up front (the index is
+/// affine, so its extremes over the iteration box are at corners).
+GenericOperand foldMap(const AffineMapSpec &map, const Tensor &t,
+                       const std::vector<int64_t> &ranges, int operand) {
+  int64_t numLoops = static_cast<int64_t>(ranges.size());
+  if (map.numResults != t.getRank() ||
+      static_cast<int64_t>(map.coeffs.size()) != map.numResults * numLoops ||
+      static_cast<int64_t>(map.consts.size()) != map.numResults)
+    throw Error("generic: indexing map of operand " + std::to_string(operand) +
+                " does not match its rank-" + std::to_string(t.getRank()) +
+                " tensor " + t.getTypeString());
+  Shape strides = getStrides(t.getShape());
+  GenericOperand acc;
+  std::memset(&acc, 0, sizeof(acc));
+  acc.data = devicePtr(t, "generic");
+  acc.type = t.getDType();
+  for (int64_t r = 0; r < map.numResults; ++r) {
+    int64_t lo = map.consts[r], hi = map.consts[r];
+    for (int64_t l = 0; l < numLoops; ++l) {
+      int64_t c = map.coeffs[r * numLoops + l];
+      int64_t span = c * (ranges[l] - 1);
+      (span < 0 ? lo : hi) += span;
+      acc.loopStrides[l] += c * strides[r];
+    }
+    if (lo < 0 || hi >= t.getDim(r))
+      throw Error("generic: operand " + std::to_string(operand) +
+                  " is accessed out of bounds in dim " + std::to_string(r) +
+                  " (index range [" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + "] of " + t.getTypeString() + ")");
+    acc.base += map.consts[r] * strides[r];
+  }
+  return acc;
+}
+
+/// The loops one thread per point may own: those every output indexes
+/// through a result of their own (so distinct points write distinct
+/// elements). Empty when some output also depends on another loop, e.g.
+/// out[i + j]: then one thread runs the whole nest sequentially.
+std::vector<bool> findParallelLoops(const GenericSpec &spec) {
+  size_t numLoops = spec.loopRanges.size();
+  std::vector<bool> parallel(numLoops, spec.numOutputs > 0);
+  std::vector<bool> used(numLoops, false);
+  for (int32_t o = 0; o < spec.numOutputs; ++o) {
+    const AffineMapSpec &map = spec.maps[spec.numInputs + o];
+    std::vector<bool> pure(numLoops, false);
+    for (int64_t r = 0; r < map.numResults; ++r) {
+      int64_t only = -1, nonzero = 0;
+      for (size_t l = 0; l < numLoops; ++l)
+        if (map.coeffs[r * numLoops + l] != 0) {
+          used[l] = true;
+          only = static_cast<int64_t>(l);
+          ++nonzero;
+        }
+      if (nonzero == 1)
+        pure[only] = true;
+    }
+    for (size_t l = 0; l < numLoops; ++l)
+      parallel[l] = parallel[l] && pure[l];
+  }
+  for (size_t l = 0; l < numLoops; ++l)
+    if (used[l] && !parallel[l])
+      return std::vector<bool>(numLoops, false);
+  return parallel;
+}
+
+bool canFault(const GenericSpec &spec) {
+  for (const ScalarInst &in : spec.body) {
+    if (in.op == ScalarOp::Captured)
+      return true;
+    bool division = in.op == ScalarOp::Div || in.op == ScalarOp::Rem ||
+                    in.op == ScalarOp::DivU || in.op == ScalarOp::RemU;
+    if (division && !isFloatDType(in.type))
+      return true;
+  }
+  return false;
+}
+
+class CudaBackend final : public Backend {
+public:
+  explicit CudaBackend(int device) : ctx(std::make_shared<Context>()) {
+    std::string why = getCudaUnavailableReason();
+    if (!why.empty())
+      throw Error("cannot use the CUDA backend: " + why);
+    int count = getCudaDeviceCount();
+    if (device < 0 || device >= count)
+      throw Error("CUDA device " + std::to_string(device) +
+                  " does not exist (" + std::to_string(count) +
+                  " visible)");
+    ctx->info.device = device;
+    AUTOSHARD_CUDA_CHECK(cudaSetDevice(device));
+    AUTOSHARD_CUDA_CHECK(
+        cudaStreamCreateWithFlags(&ctx->info.stream, cudaStreamNonBlocking));
+    // Keep freed blocks in the stream-ordered pool: the executor frees
+    // every value after its last use and reallocates the same sizes.
+    cudaMemPool_t pool;
+    AUTOSHARD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    uint64_t keep = UINT64_MAX;
+    AUTOSHARD_CUDA_CHECK(cudaMemPoolSetAttribute(
+        pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    AUTOSHARD_CUBLAS_CHECK(cublasCreate(&ctx->blas));
+    AUTOSHARD_CUBLAS_CHECK(cublasSetStream(ctx->blas, ctx->info.stream));
+    AUTOSHARD_CUDA_CHECK(cudaMalloc(&ctx->fault, sizeof(DeviceFault)));
+    AUTOSHARD_CUDA_CHECK(cudaMemset(ctx->fault, 0, sizeof(DeviceFault)));
+  }
+
+  const StreamInfo &getInfo() const { return ctx->info; }
+
+  std::string getName() const override {
+    return "cuda:" + std::to_string(ctx->info.device);
+  }
+
+  Tensor allocate(DType type, const Shape &shape) override {
+    for (int64_t d : shape)
+      if (d < 0)
+        throw Error("negative dimension in tensor shape");
+    Tensor t = allocateUninitialized(type, shape);
+    if (t.getBytes() > 0)
+      AUTOSHARD_CUDA_CHECK(cudaMemsetAsync(t.getRawData(), 0, t.getBytes(),
+                                           stream()));
+    return t;
+  }
+
+  Tensor upload(const Tensor &host) override {
+    if (host.getSpace() == MemorySpace::Device)
+      return host;
+    Tensor t = allocateUninitialized(host.getDType(), host.getShape());
+    if (t.getBytes() > 0) {
+      AUTOSHARD_CUDA_CHECK(cudaMemcpyAsync(t.getRawData(), host.getRawData(),
+                                           t.getBytes(),
+                                           cudaMemcpyHostToDevice, stream()));
+      // The host tensor may be freed as soon as we return.
+      AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    }
+    return t;
+  }
+
+  Tensor download(const Tensor &t) override {
+    if (t.getSpace() == MemorySpace::Host)
+      return t;
+    Tensor host(t.getDType(), t.getShape());
+    if (t.getBytes() > 0)
+      AUTOSHARD_CUDA_CHECK(cudaMemcpyAsync(host.getRawData(), t.getRawData(),
+                                           t.getBytes(),
+                                           cudaMemcpyDeviceToHost, stream()));
+    AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    return host;
+  }
+
+  void synchronize() override {
+    AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  }
+
+  void copy(const Tensor &src, Tensor &dst) override {
+    if (src.getBytes() != dst.getBytes() || src.getDType() != dst.getDType())
+      throw Error("copy: " + src.getTypeString() + " does not fit " +
+                  dst.getTypeString());
+    uint8_t *s = devicePtr(src, "copy"), *d = devicePtr(dst, "copy");
+    if (s != d && src.getBytes() > 0)
+      AUTOSHARD_CUDA_CHECK(cudaMemcpyAsync(d, s, src.getBytes(),
+                                           cudaMemcpyDeviceToDevice,
+                                           stream()));
+  }
+
+  void fill(Tensor &dst, const Tensor &value) override {
+    if (value.getNumElements() != 1)
+      throw Error("fill: the fill value must be a single element, got " +
+                  value.getTypeString());
+    Tensor v = upload(value);
+    AUTOSHARD_CUDA_CHECK(launchFill(devicePtr(dst, "fill"), dst.getDType(),
+                                    dst.getNumElements(),
+                                    devicePtr(v, "fill"), v.getDType(),
+                                    stream()));
+  }
+
+  void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
+              bool transB) override {
+    checkRank(a, 2, "matmul");
+    checkRank(b, 2, "matmul");
+    checkRank(c, 2, "matmul");
+    gemm(a, b, c, transA, transB, 1);
+  }
+
+  void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
+                   bool transB) override {
+    checkRank(a, 3, "batch_matmul");
+    checkRank(b, 3, "batch_matmul");
+    checkRank(c, 3, "batch_matmul");
+    int64_t batch = c.getDim(0);
+    if (a.getDim(0) != batch || b.getDim(0) != batch)
+      throw Error("batch_matmul: batch sizes differ (" + a.getTypeString() +
+                  ", " + b.getTypeString() + ", " + c.getTypeString() + ")");
+    gemm(a, b, c, transA, transB, batch);
+  }
+
+  void generic(const GenericSpec &spec,
+               const std::vector<const Tensor *> &inputs,
+               const std::vector<const Tensor *> &captures,
+               const std::vector<Tensor *> &outputs) override;
+
+  void transpose(const Tensor &in, Tensor &out,
+                 const std::vector<int64_t> &perm) override {
+    int64_t rank = in.getRank();
+    checkSameType(in, out, "transpose");
+    if (static_cast<int64_t>(perm.size()) != rank || out.getRank() != rank)
+      throw Error("transpose: permutation does not match " +
+                  in.getTypeString());
+    checkMaxRank(rank, "transpose");
+    Shape inStrides = getStrides(in.getShape());
+    Shape outStrides = getStrides(out.getShape());
+    std::vector<bool> seen(rank, false);
+    CopyBox box;
+    box.rank = static_cast<int32_t>(rank);
+    for (int64_t k = 0; k < rank; ++k) {
+      if (perm[k] < 0 || perm[k] >= rank || seen[perm[k]] ||
+          out.getDim(k) != in.getDim(perm[k]))
+        throw Error("transpose: invalid permutation for " +
+                    in.getTypeString() + " -> " + out.getTypeString());
+      seen[perm[k]] = true;
+      box.shape[k] = out.getDim(k);
+      box.dstStrides[k] = outStrides[k];
+      box.srcStrides[k] = inStrides[perm[k]];
+    }
+    AUTOSHARD_CUDA_CHECK(launchStridedCopy(
+        devicePtr(out, "transpose"), devicePtr(in, "transpose"), box,
+        getDTypeSize(in.getDType()), stream()));
+  }
+
+  void softmax(const Tensor &in, Tensor &out, int64_t dim) override {
+    checkSameType(in, out, "softmax");
+    if (dim < 0 || dim >= in.getRank() || in.getShape() != out.getShape())
+      throw Error("softmax: bad dim " + std::to_string(dim) + " for " +
+                  in.getTypeString());
+    if (!isFloatDType(in.getDType()))
+      throw Error("softmax: unsupported element type in " +
+                  in.getTypeString());
+    int64_t outer = 1, inner = 1, len = in.getDim(dim);
+    for (int64_t d = 0; d < dim; ++d)
+      outer *= in.getDim(d);
+    for (int64_t d = dim + 1; d < in.getRank(); ++d)
+      inner *= in.getDim(d);
+    AUTOSHARD_CUDA_CHECK(launchSoftmax(devicePtr(in, "softmax"),
+                                       devicePtr(out, "softmax"),
+                                       in.getDType(), outer, len, inner,
+                                       stream()));
+  }
+
+  void reduce(const Tensor &in, Tensor &out, const std::vector<int64_t> &dims,
+              ReductionKind kind) override {
+    checkSameType(in, out, "reduce");
+    int64_t rank = in.getRank();
+    checkMaxRank(rank, "reduce");
+    std::vector<bool> reduced(rank, false);
+    for (int64_t d : dims) {
+      if (d < 0 || d >= rank || reduced[d])
+        throw Error("reduce: bad dims for " + in.getTypeString());
+      reduced[d] = true;
+    }
+    Shape strides = getStrides(in.getShape());
+    ReduceBox box;
+    int64_t numOut = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (reduced[d]) {
+        box.redShape[box.redRank] = in.getDim(d);
+        box.redStrides[box.redRank++] = strides[d];
+      } else {
+        box.keptShape[box.keptRank] = in.getDim(d);
+        box.keptStrides[box.keptRank++] = strides[d];
+        numOut *= in.getDim(d);
+      }
+    }
+    if (out.getNumElements() != numOut)
+      throw Error("reduce: result " + out.getTypeString() +
+                  " does not match the kept dims of " + in.getTypeString());
+    AUTOSHARD_CUDA_CHECK(launchReduce(devicePtr(in, "reduce"),
+                                      devicePtr(out, "reduce"), numOut,
+                                      in.getDType(), kind, box, stream()));
+  }
+
+  void accumulate(Tensor &acc, const Tensor &x, ReductionKind kind) override {
+    checkSameType(acc, x, "accumulate");
+    if (acc.getNumElements() != x.getNumElements())
+      throw Error("accumulate: " + acc.getTypeString() + " and " +
+                  x.getTypeString() + " differ in size");
+    AUTOSHARD_CUDA_CHECK(launchAccumulate(
+        devicePtr(acc, "accumulate"), devicePtr(x, "accumulate"),
+        acc.getNumElements(), acc.getDType(), kind, stream()));
+  }
+
+  void gather(const Tensor &source, const Tensor &indices, Tensor &out,
+              const std::vector<int64_t> &dims) override {
+    checkSameType(source, out, "gather");
+    int64_t rank = source.getRank();
+    checkMaxRank(rank, "gather");
+    int64_t nd = static_cast<int64_t>(dims.size());
+    if (indices.getRank() < 1 || indices.getDim(indices.getRank() - 1) != nd)
+      throw Error("gather: indices " + indices.getTypeString() +
+                  " do not end in a dim of size " + std::to_string(nd));
+    if (indices.getDType() != DType::I32 && indices.getDType() != DType::I64)
+      throw Error("gather: indices must be i32 or i64 integers, got " +
+                  indices.getTypeString());
+    std::vector<bool> gathered(rank, false);
+    for (int64_t d : dims) {
+      if (d < 0 || d >= rank || gathered[d])
+        throw Error("gather: bad gather dims for " + source.getTypeString());
+      gathered[d] = true;
+    }
+    Shape srcStrides = getStrides(source.getShape());
+    GatherBox box;
+    box.numIndexDims = static_cast<int32_t>(nd);
+    for (int64_t k = 0; k < nd; ++k) {
+      box.indexDims[k] = static_cast<int32_t>(dims[k]);
+      box.indexDimSizes[k] = source.getDim(dims[k]);
+      box.indexDimStrides[k] = srcStrides[dims[k]];
+    }
+    box.sliceElems = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!gathered[d]) {
+        box.sliceShape[box.sliceRank] = source.getDim(d);
+        box.sliceStrides[box.sliceRank++] = srcStrides[d];
+        box.sliceElems *= source.getDim(d);
+      }
+    box.batch = nd == 0 ? indices.getNumElements()
+                        : indices.getNumElements() / nd;
+    if (out.getNumElements() != box.batch * box.sliceElems)
+      throw Error("gather: result " + out.getTypeString() +
+                  " does not match indices " + indices.getTypeString() +
+                  " and source " + source.getTypeString());
+    AUTOSHARD_CUDA_CHECK(launchGather(
+        devicePtr(source, "gather"), devicePtr(indices, "gather"),
+        indices.getDType(), devicePtr(out, "gather"),
+        getDTypeSize(source.getDType()), box, ctx->fault, stream()));
+    checkFault("gather", &source);
+  }
+
+  void extractSlice(const Tensor &source, Tensor &out,
+                    const std::vector<int64_t> &offsets,
+                    const std::vector<int64_t> &sizes,
+                    const std::vector<int64_t> &strides) override {
+    checkSameType(source, out, "extract_slice");
+    checkBox(source, offsets, sizes, strides, "extract_slice");
+    checkMaxRank(source.getRank(), "extract_slice");
+    if (getNumElements(sizes) != out.getNumElements())
+      throw Error("extract_slice: result " + out.getTypeString() +
+                  " does not match the slice sizes");
+    Shape srcStrides = getStrides(source.getShape());
+    Shape dstStrides = getStrides(sizes);
+    CopyBox box;
+    box.rank = static_cast<int32_t>(sizes.size());
+    int64_t base = 0;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      base += offsets[d] * srcStrides[d];
+      box.shape[d] = sizes[d];
+      box.srcStrides[d] = strides[d] * srcStrides[d];
+      box.dstStrides[d] = dstStrides[d];
+    }
+    int64_t size = getDTypeSize(source.getDType());
+    AUTOSHARD_CUDA_CHECK(launchStridedCopy(
+        devicePtr(out, "extract_slice"),
+        devicePtr(source, "extract_slice") + base * size, box, size,
+        stream()));
+  }
+
+  void insertSlice(const Tensor &source, Tensor &dest,
+                   const std::vector<int64_t> &offsets,
+                   const std::vector<int64_t> &sizes,
+                   const std::vector<int64_t> &strides) override {
+    checkSameType(source, dest, "insert_slice");
+    checkBox(dest, offsets, sizes, strides, "insert_slice");
+    checkMaxRank(dest.getRank(), "insert_slice");
+    if (getNumElements(sizes) != source.getNumElements())
+      throw Error("insert_slice: source " + source.getTypeString() +
+                  " does not match the slice sizes");
+    Shape dstStrides = getStrides(dest.getShape());
+    Shape srcStrides = getStrides(sizes);
+    CopyBox box;
+    box.rank = static_cast<int32_t>(sizes.size());
+    int64_t base = 0;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      base += offsets[d] * dstStrides[d];
+      box.shape[d] = sizes[d];
+      box.dstStrides[d] = strides[d] * dstStrides[d];
+      box.srcStrides[d] = srcStrides[d];
+    }
+    int64_t size = getDTypeSize(dest.getDType());
+    AUTOSHARD_CUDA_CHECK(launchStridedCopy(
+        devicePtr(dest, "insert_slice") + base * size,
+        devicePtr(source, "insert_slice"), box, size, stream()));
+  }
+
+  void concat(const std::vector<const Tensor *> &pieces, Tensor &out,
+              int64_t dim) override {
+    if (dim < 0 || dim >= out.getRank())
+      throw Error("concat: bad dim " + std::to_string(dim) + " for " +
+                  out.getTypeString());
+    int64_t offset = 0;
+    for (const Tensor *p : pieces) {
+      checkSameType(*p, out, "concat");
+      if (p->getRank() != out.getRank())
+        throw Error("concat: rank of " + p->getTypeString() +
+                    " differs from " + out.getTypeString());
+      std::vector<int64_t> offsets(out.getRank(), 0);
+      std::vector<int64_t> strides(out.getRank(), 1);
+      offsets[dim] = offset;
+      insertSlice(*p, out, offsets, p->getShape(), strides);
+      offset += p->getDim(dim);
+    }
+    if (offset != out.getDim(dim))
+      throw Error("concat: pieces do not add up to " + out.getTypeString());
+  }
+
+  void pad(const Tensor &source, const Tensor &value, Tensor &out,
+           const std::vector<int64_t> &low) override {
+    fill(out, value);
+    std::vector<int64_t> strides(out.getRank(), 1);
+    insertSlice(source, out, low, source.getShape(), strides);
+  }
+
+private:
+  cudaStream_t stream() const { return ctx->info.stream; }
+
+  Tensor allocateUninitialized(DType type, const Shape &shape) {
+    int64_t bytes = getNumElements(shape) * getDTypeSize(type);
+    return Tensor(type, shape, std::make_shared<DeviceBuffer>(ctx, bytes));
+  }
+
+  /// Waits for the stream and turns a fault raised by a kernel into an
+  /// rt::Error (resetting the fault word for the next kernel).
+  void checkFault(const char *what, const Tensor *source) {
+    DeviceFault fault;
+    AUTOSHARD_CUDA_CHECK(cudaMemcpyAsync(&fault, ctx->fault, sizeof(fault),
+                                         cudaMemcpyDeviceToHost, stream()));
+    AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    if (fault.code == kNoFault)
+      return;
+    AUTOSHARD_CUDA_CHECK(
+        cudaMemsetAsync(ctx->fault, 0, sizeof(DeviceFault), stream()));
+    switch (fault.code) {
+    case kCapturedIndexOutOfBounds:
+      throw Error("tensor.extract index " + std::to_string(fault.value) +
+                  " out of bounds for dim " + std::to_string(fault.dim) +
+                  " of size " + std::to_string(fault.bound));
+    case kIntegerDivisionByZero:
+      throw Error("integer division by zero");
+    case kGatherIndexOutOfBounds:
+      throw Error(std::string(what) + ": index " +
+                  std::to_string(fault.value) + " out of bounds for dim " +
+                  std::to_string(fault.dim) + " of " +
+                  (source ? source->getTypeString() : std::string("source")));
+    default:
+      throw Error(std::string(what) + ": device fault " +
+                  std::to_string(fault.code));
+    }
+  }
+
+  const GenericInst *uploadBody(const std::vector<GenericInst> &insts) {
+    if (insts.empty())
+      return nullptr;
+    std::string key(reinterpret_cast<const char *>(insts.data()),
+                    insts.size() * sizeof(GenericInst));
+    auto it = ctx->bodies.find(key);
+    if (it != ctx->bodies.end())
+      return static_cast<const GenericInst *>(it->second);
+    void *body = nullptr;
+    AUTOSHARD_CUDA_CHECK(cudaMalloc(&body, key.size()));
+    // Synchronous once per distinct body; later runs reuse the upload.
+    AUTOSHARD_CUDA_CHECK(
+        cudaMemcpy(body, key.data(), key.size(), cudaMemcpyHostToDevice));
+    ctx->bodies.emplace(std::move(key), body);
+    return static_cast<const GenericInst *>(body);
+  }
+
+  /// c += op(a) op(b), row-major, as column-major C^T = op(B)^T op(A)^T.
+  void gemm(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
+            bool transB, int64_t batch) {
+    checkSameType(a, c, "matmul");
+    checkSameType(b, c, "matmul");
+    int64_t r = a.getRank();
+    int64_t m = transA ? a.getDim(r - 1) : a.getDim(r - 2);
+    int64_t k = transA ? a.getDim(r - 2) : a.getDim(r - 1);
+    int64_t kb = transB ? b.getDim(r - 1) : b.getDim(r - 2);
+    int64_t n = transB ? b.getDim(r - 2) : b.getDim(r - 1);
+    if (k != kb || c.getDim(r - 2) != m || c.getDim(r - 1) != n)
+      throw Error("matmul: shapes do not agree: " + a.getTypeString() +
+                  " x " + b.getTypeString() + " -> " + c.getTypeString());
+    if (c.getDType() != DType::F32 && c.getDType() != DType::F64)
+      throw Error("matmul: cuBLAS path needs f32 or f64, got " +
+                  c.getTypeString());
+    const void *pa = devicePtr(a, "matmul"), *pb = devicePtr(b, "matmul");
+    void *pc = devicePtr(c, "matmul");
+    if (m == 0 || n == 0 || k == 0 || batch == 0)
+      return;
+    int im = toBlasInt(m, "matmul"), in = toBlasInt(n, "matmul"),
+        ik = toBlasInt(k, "matmul");
+    int lda = toBlasInt(a.getDim(r - 1), "matmul");
+    int ldb = toBlasInt(b.getDim(r - 1), "matmul");
+    cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int64_t sa = a.getDim(r - 2) * a.getDim(r - 1);
+    int64_t sb = b.getDim(r - 2) * b.getDim(r - 1);
+    int64_t sc = m * n;
+    if (c.getDType() == DType::F32) {
+      const float one = 1.0f;
+      auto *fa = static_cast<const float *>(pa);
+      auto *fb = static_cast<const float *>(pb);
+      auto *fc = static_cast<float *>(pc);
+      if (batch == 1 && r == 2)
+        AUTOSHARD_CUBLAS_CHECK(cublasSgemm(ctx->blas, opB, opA, in, im, ik,
+                                           &one, fb, ldb, fa, lda, &one, fc,
+                                           in));
+      else
+        AUTOSHARD_CUBLAS_CHECK(cublasSgemmStridedBatched(
+            ctx->blas, opB, opA, in, im, ik, &one, fb, ldb, sb, fa, lda, sa,
+            &one, fc, in, sc, toBlasInt(batch, "batch_matmul")));
+    } else {
+      const double one = 1.0;
+      auto *da = static_cast<const double *>(pa);
+      auto *db = static_cast<const double *>(pb);
+      auto *dc = static_cast<double *>(pc);
+      if (batch == 1 && r == 2)
+        AUTOSHARD_CUBLAS_CHECK(cublasDgemm(ctx->blas, opB, opA, in, im, ik,
+                                           &one, db, ldb, da, lda, &one, dc,
+                                           in));
+      else
+        AUTOSHARD_CUBLAS_CHECK(cublasDgemmStridedBatched(
+            ctx->blas, opB, opA, in, im, ik, &one, db, ldb, sb, da, lda, sa,
+            &one, dc, in, sc, toBlasInt(batch, "batch_matmul")));
+    }
+  }
+
+  std::shared_ptr<Context> ctx;
+};
+
+void CudaBackend::generic(const GenericSpec &spec,
+                          const std::vector<const Tensor *> &inputs,
+                          const std::vector<const Tensor *> &captures,
+                          const std::vector<Tensor *> &outputs) {
+  if (static_cast<int32_t>(inputs.size()) != spec.numInputs ||
+      static_cast<int32_t>(outputs.size()) != spec.numOutputs ||
+      static_cast<int32_t>(captures.size()) != spec.numCaptures ||
+      static_cast<int32_t>(spec.maps.size()) !=
+          spec.numInputs + spec.numOutputs ||
+      static_cast<int32_t>(spec.yields.size()) != spec.numOutputs ||
+      spec.numRegs < spec.numInputs + spec.numOutputs)
+    throw Error("generic: operand counts do not match the loop nest");
+  for (const ScalarInst &in : spec.body)
+    if (in.dst < 0 || in.dst >= spec.numRegs || in.a >= spec.numRegs ||
+        in.b >= spec.numRegs || in.c >= spec.numRegs ||
+        ((in.op == ScalarOp::Fma || in.op == ScalarOp::Select) && in.c < 0) ||
+        (in.op == ScalarOp::Captured &&
+         (in.imm < 0 || in.imm >= spec.numCaptures ||
+          static_cast<int64_t>(in.args.size()) !=
+              captures[in.imm]->getRank())) ||
+        (in.op == ScalarOp::Index &&
+         (in.imm < 0 ||
+          in.imm >= static_cast<int64_t>(spec.loopRanges.size()))))
+      throw Error("generic: malformed body bytecode");
+  for (int32_t y : spec.yields)
+    if (y < 0 || y >= spec.numRegs)
+      throw Error("generic: malformed body bytecode");
+
+  auto limit = [](int64_t value, int64_t max, const char *what) {
+    if (value > max)
+      throw Error(std::string("generic: ") + std::to_string(value) + " " +
+                  what + " exceed the CUDA backend's limit of " +
+                  std::to_string(max));
+  };
+  int32_t numOperands = spec.numInputs + spec.numOutputs;
+  int64_t numLoops = static_cast<int64_t>(spec.loopRanges.size());
+  limit(numLoops, kMaxLoops, "loops");
+  limit(numOperands, kMaxOperands, "operands");
+  limit(spec.numCaptures, kMaxCaptures, "captured tensors");
+  limit(spec.numRegs, kMaxRegs, "registers");
+
+  GenericLaunch g;
+  std::memset(&g, 0, sizeof(g));
+  g.numLoops = static_cast<int32_t>(numLoops);
+  g.numInputs = spec.numInputs;
+  g.numOutputs = spec.numOutputs;
+  g.numRegs = spec.numRegs;
+  for (int64_t l = 0; l < numLoops; ++l) {
+    if (spec.loopRanges[l] < 0)
+      throw Error("generic: negative loop range");
+    g.ranges[l] = spec.loopRanges[l];
+  }
+  for (int32_t k = 0; k < numOperands; ++k) {
+    const Tensor &t =
+        k < spec.numInputs ? *inputs[k] : *outputs[k - spec.numInputs];
+    g.operands[k] = foldMap(spec.maps[k], t, spec.loopRanges, k);
+  }
+  for (int32_t k = 0; k < spec.numCaptures; ++k) {
+    const Tensor &t = *captures[k];
+    checkMaxRank(t.getRank(), "generic capture");
+    g.captures[k].data = devicePtr(t, "generic");
+    g.captures[k].type = t.getDType();
+    g.captures[k].rank = static_cast<int32_t>(t.getRank());
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      g.captures[k].dims[d] = t.getDim(d);
+  }
+  for (int32_t o = 0; o < spec.numOutputs; ++o)
+    g.yields[o] = spec.yields[o];
+
+  std::vector<bool> parallel = findParallelLoops(spec);
+  g.parallelTotal = 1;
+  g.sequentialTotal = 1;
+  for (int64_t l = 0; l < numLoops; ++l) {
+    if (parallel[l]) {
+      g.parallelLoops[g.numParallel++] = static_cast<int32_t>(l);
+      g.parallelTotal *= spec.loopRanges[l];
+    } else {
+      g.sequentialLoops[g.numSequential++] = static_cast<int32_t>(l);
+      g.sequentialTotal *= spec.loopRanges[l];
+    }
+  }
+
+  std::vector<GenericInst> insts(spec.body.size());
+  std::memset(static_cast<void *>(insts.data()), 0,
+              insts.size() * sizeof(GenericInst));
+  for (size_t n = 0; n < spec.body.size(); ++n) {
+    const ScalarInst &in = spec.body[n];
+    GenericInst &out = insts[n];
+    out.op = in.op;
+    out.type = in.type;
+    out.srcType = in.srcType;
+    out.dst = in.dst;
+    out.a = in.a;
+    out.b = in.b;
+    out.c = in.c;
+    out.imm = in.imm;
+    out.fimm = in.fimm;
+    limit(static_cast<int64_t>(in.args.size()), kMaxRank,
+          "tensor.extract indices");
+    out.numArgs = static_cast<int32_t>(in.args.size());
+    for (size_t k = 0; k < in.args.size(); ++k) {
+      if (in.args[k] < 0 || in.args[k] >= spec.numRegs)
+        throw Error("generic: malformed body bytecode");
+      out.args[k] = in.args[k];
+    }
+  }
+  g.numInsts = static_cast<int32_t>(insts.size());
+  const GenericInst *body = uploadBody(insts);
+  AUTOSHARD_CUDA_CHECK(launchGeneric(g, body, ctx->fault, stream()));
+  if (canFault(spec))
+    checkFault("generic", nullptr);
+}
+
+} // namespace
+
+const StreamInfo *autoshard::rt::cuda::getStreamInfo(Backend &backend) {
+  auto *cuda = dynamic_cast<CudaBackend *>(&backend);
+  return cuda ? &cuda->getInfo() : nullptr;
+}
+
+std::unique_ptr<Backend> autoshard::rt::createCudaBackend(int device) {
+  return std::make_unique<CudaBackend>(device);
+}

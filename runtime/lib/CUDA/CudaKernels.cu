@@ -1,0 +1,832 @@
+//===- CudaKernels.cu - Device code of the CUDA backend -------------------===//
+//
+// Simple, correct kernels: grid-stride loops, one thread per output element.
+// The generic kernel interprets the same scalar bytecode as the CPU backend
+// (CpuGeneric.cpp) with the same rounding rules (compute in double, round to
+// f32 after every instruction), so results agree with the CPU reference
+// bit-for-bit except for the last ulp of transcendental functions. This file
+// is compiled with --fmad=false so that no a*b+c is silently fused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaKernels.h"
+
+#include <cstdint>
+
+using namespace autoshard::rt;
+using namespace autoshard::rt::cuda;
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned gridFor(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  if (blocks > (1 << 20))
+    blocks = 1 << 20; // grid-stride loops cover the rest
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks);
+}
+
+__device__ inline int64_t globalThread() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ inline int64_t threadStride() {
+  return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+union Reg {
+  double f;
+  int64_t i;
+};
+
+__device__ inline bool isFloat(DType t) {
+  return t == DType::F32 || t == DType::F64;
+}
+
+__device__ inline double roundTo(double v, DType t) {
+  return t == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+}
+
+__device__ inline int64_t wrapTo(int64_t v, DType t) {
+  switch (t) {
+  case DType::I32:
+    return static_cast<int32_t>(v);
+  case DType::I1:
+    return v & 1;
+  default:
+    return v;
+  }
+}
+
+__device__ inline uint64_t asUnsigned(int64_t v, DType t) {
+  switch (t) {
+  case DType::I32:
+    return static_cast<uint32_t>(v);
+  case DType::I1:
+    return static_cast<uint64_t>(v & 1);
+  default:
+    return static_cast<uint64_t>(v);
+  }
+}
+
+__device__ inline Reg loadReg(const void *base, int64_t offset, DType t) {
+  Reg r;
+  switch (t) {
+  case DType::F32:
+    r.f = static_cast<const float *>(base)[offset];
+    break;
+  case DType::F64:
+    r.f = static_cast<const double *>(base)[offset];
+    break;
+  case DType::I32:
+    r.i = static_cast<const int32_t *>(base)[offset];
+    break;
+  case DType::I64:
+    r.i = static_cast<const int64_t *>(base)[offset];
+    break;
+  case DType::I1:
+    r.i = static_cast<const uint8_t *>(base)[offset] != 0;
+    break;
+  }
+  return r;
+}
+
+__device__ inline void storeReg(void *base, int64_t offset, DType t, Reg r) {
+  switch (t) {
+  case DType::F32:
+    static_cast<float *>(base)[offset] = static_cast<float>(r.f);
+    break;
+  case DType::F64:
+    static_cast<double *>(base)[offset] = r.f;
+    break;
+  case DType::I32:
+    static_cast<int32_t *>(base)[offset] = static_cast<int32_t>(r.i);
+    break;
+  case DType::I64:
+    static_cast<int64_t *>(base)[offset] = r.i;
+    break;
+  case DType::I1:
+    static_cast<uint8_t *>(base)[offset] = (r.i & 1) != 0;
+    break;
+  }
+}
+
+__device__ bool cmpF(int64_t pred, double a, double b) {
+  bool unordered = isnan(a) || isnan(b);
+  switch (pred) {
+  case 0:
+    return false;
+  case 1:
+    return !unordered && a == b;
+  case 2:
+    return !unordered && a > b;
+  case 3:
+    return !unordered && a >= b;
+  case 4:
+    return !unordered && a < b;
+  case 5:
+    return !unordered && a <= b;
+  case 6:
+    return !unordered && a != b;
+  case 7:
+    return !unordered;
+  case 8:
+    return unordered || a == b;
+  case 9:
+    return unordered || a > b;
+  case 10:
+    return unordered || a >= b;
+  case 11:
+    return unordered || a < b;
+  case 12:
+    return unordered || a <= b;
+  case 13:
+    return unordered || a != b;
+  case 14:
+    return unordered;
+  default:
+    return true;
+  }
+}
+
+__device__ bool cmpI(int64_t pred, int64_t a, int64_t b, DType t) {
+  uint64_t ua = asUnsigned(a, t), ub = asUnsigned(b, t);
+  switch (pred) {
+  case 0:
+    return a == b;
+  case 1:
+    return a != b;
+  case 2:
+    return a < b;
+  case 3:
+    return a <= b;
+  case 4:
+    return a > b;
+  case 5:
+    return a >= b;
+  case 6:
+    return ua < ub;
+  case 7:
+    return ua <= ub;
+  case 8:
+    return ua > ub;
+  default:
+    return ua >= ub;
+  }
+}
+
+/// Records the first fault only; later ones would overwrite the details.
+__device__ void raise(DeviceFault *fault, int32_t code, int32_t dim,
+                      int64_t value, int64_t bound) {
+  if (atomicCAS(&fault->code, 0, code) == 0) {
+    fault->dim = dim;
+    fault->value = value;
+    fault->bound = bound;
+  }
+}
+
+/// Runs the body on `r`; returns false (after raising) on a data fault.
+__device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
+                        Reg *r, const int64_t *loopIdx, DeviceFault *fault) {
+  for (int32_t n = 0; n < g.numInsts; ++n) {
+    const GenericInst &in = insts[n];
+    Reg &d = r[in.dst];
+    const Reg a = in.a >= 0 ? r[in.a] : Reg{0};
+    const Reg b = in.b >= 0 ? r[in.b] : Reg{0};
+    bool fl = isFloat(in.type);
+    switch (in.op) {
+    case ScalarOp::Const:
+      if (fl)
+        d.f = in.fimm;
+      else
+        d.i = in.imm;
+      break;
+    case ScalarOp::Index:
+      d.i = loopIdx[in.imm];
+      break;
+    case ScalarOp::Captured: {
+      const GenericCapture &t = g.captures[in.imm];
+      int64_t offset = 0;
+      for (int32_t k = 0; k < in.numArgs; ++k) {
+        int64_t ix = r[in.args[k]].i;
+        if (ix < 0 || ix >= t.dims[k]) {
+          raise(fault, kCapturedIndexOutOfBounds, k, ix, t.dims[k]);
+          return false;
+        }
+        offset = offset * t.dims[k] + ix;
+      }
+      d = loadReg(t.data, offset, t.type);
+      break;
+    }
+    case ScalarOp::Add:
+      if (fl)
+        d.f = roundTo(__dadd_rn(a.f, b.f), in.type);
+      else
+        d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) +
+                                          static_cast<uint64_t>(b.i)),
+                     in.type);
+      break;
+    case ScalarOp::Sub:
+      if (fl)
+        d.f = roundTo(__dsub_rn(a.f, b.f), in.type);
+      else
+        d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) -
+                                          static_cast<uint64_t>(b.i)),
+                     in.type);
+      break;
+    case ScalarOp::Mul:
+      if (fl)
+        d.f = roundTo(__dmul_rn(a.f, b.f), in.type);
+      else
+        d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) *
+                                          static_cast<uint64_t>(b.i)),
+                     in.type);
+      break;
+    case ScalarOp::Div:
+      if (fl) {
+        d.f = roundTo(__ddiv_rn(a.f, b.f), in.type);
+      } else {
+        if (b.i == 0) {
+          raise(fault, kIntegerDivisionByZero, 0, 0, 0);
+          return false;
+        }
+        d.i = wrapTo(a.i / b.i, in.type);
+      }
+      break;
+    case ScalarOp::Rem:
+      if (fl) {
+        d.f = roundTo(fmod(a.f, b.f), in.type);
+      } else {
+        if (b.i == 0) {
+          raise(fault, kIntegerDivisionByZero, 0, 0, 0);
+          return false;
+        }
+        d.i = wrapTo(a.i % b.i, in.type);
+      }
+      break;
+    case ScalarOp::DivU:
+    case ScalarOp::RemU: {
+      uint64_t ua = asUnsigned(a.i, in.type), ub = asUnsigned(b.i, in.type);
+      if (ub == 0) {
+        raise(fault, kIntegerDivisionByZero, 0, 0, 0);
+        return false;
+      }
+      d.i = wrapTo(
+          static_cast<int64_t>(in.op == ScalarOp::DivU ? ua / ub : ua % ub),
+          in.type);
+      break;
+    }
+    case ScalarOp::Max:
+      if (fl)
+        d.f = (isnan(a.f) || isnan(b.f)) ? __longlong_as_double(
+                                               0x7ff8000000000000LL)
+                                         : (a.f < b.f ? b.f : a.f);
+      else
+        d.i = a.i < b.i ? b.i : a.i;
+      break;
+    case ScalarOp::Min:
+      if (fl)
+        d.f = (isnan(a.f) || isnan(b.f)) ? __longlong_as_double(
+                                               0x7ff8000000000000LL)
+                                         : (b.f < a.f ? b.f : a.f);
+      else
+        d.i = b.i < a.i ? b.i : a.i;
+      break;
+    case ScalarOp::MaxU:
+      d.i = asUnsigned(a.i, in.type) >= asUnsigned(b.i, in.type) ? a.i : b.i;
+      break;
+    case ScalarOp::MinU:
+      d.i = asUnsigned(a.i, in.type) <= asUnsigned(b.i, in.type) ? a.i : b.i;
+      break;
+    case ScalarOp::MaxNum:
+      d.f = fmax(a.f, b.f);
+      break;
+    case ScalarOp::MinNum:
+      d.f = fmin(a.f, b.f);
+      break;
+    case ScalarOp::Neg:
+      if (fl)
+        d.f = -a.f;
+      else
+        d.i = wrapTo(static_cast<int64_t>(0ull - static_cast<uint64_t>(a.i)),
+                     in.type);
+      break;
+    case ScalarOp::Abs:
+      if (fl)
+        d.f = fabs(a.f);
+      else
+        d.i = wrapTo(a.i < 0 ? static_cast<int64_t>(
+                                   0ull - static_cast<uint64_t>(a.i))
+                             : a.i,
+                     in.type);
+      break;
+    case ScalarOp::And:
+      d.i = a.i & b.i;
+      break;
+    case ScalarOp::Or:
+      d.i = a.i | b.i;
+      break;
+    case ScalarOp::Xor:
+      d.i = wrapTo(a.i ^ b.i, in.type);
+      break;
+    case ScalarOp::Shl:
+      d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i)
+                                        << (b.i & 63)),
+                   in.type);
+      break;
+    case ScalarOp::ShrS:
+      d.i = a.i >> (b.i & 63);
+      break;
+    case ScalarOp::ShrU:
+      d.i = wrapTo(static_cast<int64_t>(asUnsigned(a.i, in.type) >> (b.i & 63)),
+                   in.type);
+      break;
+#define UNARY(OP, FN)                                                          \
+  case ScalarOp::OP:                                                           \
+    d.f = roundTo(FN(a.f), in.type);                                           \
+    break;
+      UNARY(Exp, exp)
+      UNARY(Exp2, exp2)
+      UNARY(Expm1, expm1)
+      UNARY(Log, log)
+      UNARY(Log2, log2)
+      UNARY(Log1p, log1p)
+      UNARY(Sqrt, __dsqrt_rn)
+      UNARY(Tanh, tanh)
+      UNARY(Sin, sin)
+      UNARY(Cos, cos)
+      UNARY(Tan, tan)
+      UNARY(Erf, erf)
+      UNARY(Atan, atan)
+      UNARY(Floor, floor)
+      UNARY(Ceil, ceil)
+      UNARY(Round, round)
+      UNARY(RoundEven, rint)
+      UNARY(Trunc, trunc)
+#undef UNARY
+    case ScalarOp::Rsqrt:
+      d.f = roundTo(__ddiv_rn(1.0, __dsqrt_rn(a.f)), in.type);
+      break;
+    case ScalarOp::Atan2:
+      d.f = roundTo(atan2(a.f, b.f), in.type);
+      break;
+    case ScalarOp::Pow:
+      d.f = roundTo(pow(a.f, b.f), in.type);
+      break;
+    case ScalarOp::Fma:
+      d.f = roundTo(fma(a.f, b.f, r[in.c].f), in.type);
+      break;
+    case ScalarOp::CmpF:
+      d.i = cmpF(in.imm, a.f, b.f);
+      break;
+    case ScalarOp::CmpI:
+      d.i = cmpI(in.imm, a.i, b.i, in.srcType);
+      break;
+    case ScalarOp::Select:
+      d = (a.i & 1) ? b : r[in.c];
+      break;
+    case ScalarOp::IToF:
+      d.f = roundTo(static_cast<double>(a.i), in.type);
+      break;
+    case ScalarOp::UIToF:
+      d.f = roundTo(static_cast<double>(asUnsigned(a.i, in.srcType)),
+                    in.type);
+      break;
+    case ScalarOp::FToI:
+    case ScalarOp::FToUI:
+      if (isnan(a.f))
+        d.i = 0;
+      else if (a.f >= 9.2e18)
+        d.i = INT64_MAX;
+      else if (a.f <= -9.2e18)
+        d.i = INT64_MIN;
+      else
+        d.i = wrapTo(static_cast<int64_t>(a.f), in.type);
+      break;
+    case ScalarOp::FCast:
+      d.f = roundTo(a.f, in.type);
+      break;
+    case ScalarOp::ICast:
+      d.i = wrapTo(a.i, in.type);
+      break;
+    case ScalarOp::ZExt:
+      d.i = wrapTo(static_cast<int64_t>(asUnsigned(a.i, in.srcType)), in.type);
+      break;
+    }
+  }
+  return true;
+}
+
+template <int NumRegs>
+__global__ void genericKernel(GenericLaunch g, const GenericInst *insts,
+                              DeviceFault *fault) {
+  Reg regs[NumRegs];
+  int64_t idx[kMaxLoops];
+  int64_t offsets[kMaxOperands];
+  int32_t numOperands = g.numInputs + g.numOutputs;
+  for (int64_t p = globalThread(); p < g.parallelTotal; p += threadStride()) {
+    // Decode this thread's point of the parallel loops (row-major).
+    int64_t rest = p;
+    for (int32_t j = g.numParallel - 1; j >= 0; --j) {
+      int32_t l = g.parallelLoops[j];
+      idx[l] = rest % g.ranges[l];
+      rest /= g.ranges[l];
+    }
+    for (int32_t j = 0; j < g.numSequential; ++j)
+      idx[g.sequentialLoops[j]] = 0;
+    for (int32_t k = 0; k < numOperands; ++k) {
+      int64_t off = g.operands[k].base;
+      for (int32_t j = 0; j < g.numParallel; ++j) {
+        int32_t l = g.parallelLoops[j];
+        off += idx[l] * g.operands[k].loopStrides[l];
+      }
+      offsets[k] = off;
+    }
+    for (int64_t s = 0; s < g.sequentialTotal; ++s) {
+      for (int32_t k = 0; k < numOperands; ++k)
+        regs[k] = loadReg(g.operands[k].data, offsets[k], g.operands[k].type);
+      if (!runBody(g, insts, regs, idx, fault))
+        return;
+      for (int32_t o = 0; o < g.numOutputs; ++o) {
+        const GenericOperand &op = g.operands[g.numInputs + o];
+        storeReg(op.data, offsets[g.numInputs + o], op.type, regs[g.yields[o]]);
+      }
+      // Odometer over the sequential loops, innermost fastest.
+      for (int32_t j = g.numSequential - 1; j >= 0; --j) {
+        int32_t l = g.sequentialLoops[j];
+        if (++idx[l] < g.ranges[l]) {
+          for (int32_t k = 0; k < numOperands; ++k)
+            offsets[k] += g.operands[k].loopStrides[l];
+          break;
+        }
+        for (int32_t k = 0; k < numOperands; ++k)
+          offsets[k] -= g.operands[k].loopStrides[l] * (g.ranges[l] - 1);
+        idx[l] = 0;
+      }
+    }
+  }
+}
+
+template <typename T>
+__global__ void stridedCopyKernel(T *dst, const T *src, CopyBox box,
+                                  int64_t total) {
+  for (int64_t i = globalThread(); i < total; i += threadStride()) {
+    int64_t rest = i, d = 0, s = 0;
+    for (int32_t k = box.rank - 1; k >= 0; --k) {
+      int64_t c = rest % box.shape[k];
+      rest /= box.shape[k];
+      d += c * box.dstStrides[k];
+      s += c * box.srcStrides[k];
+    }
+    dst[d] = src[s];
+  }
+}
+
+__global__ void fillKernel(void *dst, DType dstType, int64_t n,
+                           const void *value, DType valueType) {
+  // Tensor::setFromDouble / setFromInt semantics, as CpuBackend::fill.
+  Reg v = loadReg(value, 0, valueType);
+  Reg out;
+  if (isFloat(valueType)) {
+    if (dstType == DType::F32)
+      out.f = static_cast<float>(v.f);
+    else if (dstType == DType::F64)
+      out.f = v.f;
+    else if (dstType == DType::I1)
+      out.i = v.f != 0.0;
+    else if (dstType == DType::I32)
+      out.i = static_cast<int32_t>(v.f);
+    else
+      out.i = static_cast<int64_t>(v.f);
+  } else {
+    if (dstType == DType::F32)
+      out.f = static_cast<float>(v.i);
+    else if (dstType == DType::F64)
+      out.f = static_cast<double>(v.i);
+    else if (dstType == DType::I1)
+      out.i = v.i != 0;
+    else
+      out.i = v.i;
+  }
+  for (int64_t i = globalThread(); i < n; i += threadStride())
+    storeReg(dst, i, dstType, out);
+}
+
+template <typename T> __device__ T identity(ReductionKind kind);
+template <> __device__ float identity<float>(ReductionKind kind) {
+  return kind == ReductionKind::Sum       ? 0.0f
+         : kind == ReductionKind::Product ? 1.0f
+         : kind == ReductionKind::Max     ? -3.402823466e+38f
+                                          : 3.402823466e+38f;
+}
+template <> __device__ double identity<double>(ReductionKind kind) {
+  return kind == ReductionKind::Sum       ? 0.0
+         : kind == ReductionKind::Product ? 1.0
+         : kind == ReductionKind::Max     ? -1.7976931348623157e+308
+                                          : 1.7976931348623157e+308;
+}
+template <> __device__ int32_t identity<int32_t>(ReductionKind kind) {
+  return kind == ReductionKind::Sum       ? 0
+         : kind == ReductionKind::Product ? 1
+         : kind == ReductionKind::Max     ? INT32_MIN
+                                          : INT32_MAX;
+}
+template <> __device__ int64_t identity<int64_t>(ReductionKind kind) {
+  return kind == ReductionKind::Sum       ? 0
+         : kind == ReductionKind::Product ? 1
+         : kind == ReductionKind::Max     ? INT64_MIN
+                                          : INT64_MAX;
+}
+/// Booleans: sum/max are "or", product/min are "and".
+template <> __device__ uint8_t identity<uint8_t>(ReductionKind kind) {
+  return (kind == ReductionKind::Sum || kind == ReductionKind::Max) ? 0 : 1;
+}
+
+template <typename T> __device__ T combine(T a, T b, ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return a + b;
+  case ReductionKind::Product:
+    return a * b;
+  case ReductionKind::Max:
+    return a > b ? a : b;
+  case ReductionKind::Min:
+    return a < b ? a : b;
+  }
+  return a;
+}
+template <>
+__device__ uint8_t combine<uint8_t>(uint8_t a, uint8_t b, ReductionKind kind) {
+  return (kind == ReductionKind::Sum || kind == ReductionKind::Max)
+             ? ((a | b) != 0)
+             : ((a & b) != 0);
+}
+
+template <typename T>
+__global__ void accumulateKernel(T *acc, const T *x, int64_t n,
+                                 ReductionKind kind) {
+  for (int64_t i = globalThread(); i < n; i += threadStride())
+    acc[i] = combine(acc[i], x[i], kind);
+}
+
+template <typename T>
+__global__ void reduceKernel(const T *in, T *out, int64_t numOut,
+                             int64_t numRed, ReductionKind kind,
+                             ReduceBox box) {
+  for (int64_t o = globalThread(); o < numOut; o += threadStride()) {
+    int64_t rest = o, base = 0;
+    for (int32_t k = box.keptRank - 1; k >= 0; --k) {
+      base += (rest % box.keptShape[k]) * box.keptStrides[k];
+      rest /= box.keptShape[k];
+    }
+    // Row-major over the reduced dims, as the CPU backend accumulates.
+    T acc = identity<T>(kind);
+    for (int64_t m = 0; m < numRed; ++m) {
+      int64_t r = m, off = base;
+      for (int32_t k = box.redRank - 1; k >= 0; --k) {
+        off += (r % box.redShape[k]) * box.redStrides[k];
+        r /= box.redShape[k];
+      }
+      acc = combine(acc, in[off], kind);
+    }
+    out[o] = acc;
+  }
+}
+
+template <typename T>
+__global__ void softmaxKernel(const T *in, T *out, int64_t outer, int64_t len,
+                              int64_t inner) {
+  for (int64_t row = globalThread(); row < outer * inner;
+       row += threadStride()) {
+    int64_t o = row / inner, i = row % inner;
+    const T *x = in + o * len * inner + i;
+    T *y = out + o * len * inner + i;
+    double mx = -__longlong_as_double(0x7ff0000000000000LL);
+    for (int64_t k = 0; k < len; ++k)
+      mx = mx < static_cast<double>(x[k * inner])
+               ? static_cast<double>(x[k * inner])
+               : mx;
+    double sum = 0;
+    for (int64_t k = 0; k < len; ++k)
+      sum += exp(static_cast<double>(x[k * inner]) - mx);
+    for (int64_t k = 0; k < len; ++k)
+      y[k * inner] =
+          static_cast<T>(exp(static_cast<double>(x[k * inner]) - mx) / sum);
+  }
+}
+
+template <typename T, typename I>
+__global__ void gatherKernel(const T *source, const I *indices, T *out,
+                             GatherBox box, DeviceFault *fault) {
+  int64_t total = box.batch * box.sliceElems;
+  for (int64_t i = globalThread(); i < total; i += threadStride()) {
+    int64_t b = i / box.sliceElems, s = i % box.sliceElems;
+    int64_t off = 0;
+    for (int32_t k = 0; k < box.numIndexDims; ++k) {
+      int64_t ix = static_cast<int64_t>(indices[b * box.numIndexDims + k]);
+      if (ix < 0 || ix >= box.indexDimSizes[k]) {
+        raise(fault, kGatherIndexOutOfBounds, box.indexDims[k], ix,
+              box.indexDimSizes[k]);
+        return;
+      }
+      off += ix * box.indexDimStrides[k];
+    }
+    for (int32_t k = box.sliceRank - 1; k >= 0; --k) {
+      off += (s % box.sliceShape[k]) * box.sliceStrides[k];
+      s /= box.sliceShape[k];
+    }
+    out[i] = source[off];
+  }
+}
+
+} // namespace
+
+cudaError_t autoshard::rt::cuda::launchStridedCopy(void *dst, const void *src,
+                                                   const CopyBox &box,
+                                                   int64_t elemSize,
+                                                   cudaStream_t stream) {
+  int64_t total = 1;
+  for (int32_t k = 0; k < box.rank; ++k)
+    total *= box.shape[k];
+  if (total == 0)
+    return cudaSuccess;
+  unsigned grid = gridFor(total);
+  switch (elemSize) {
+  case 1:
+    stridedCopyKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), box,
+        total);
+    break;
+  case 4:
+    stridedCopyKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint32_t *>(dst), static_cast<const uint32_t *>(src), box,
+        total);
+    break;
+  default:
+    stridedCopyKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint64_t *>(dst), static_cast<const uint64_t *>(src), box,
+        total);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t autoshard::rt::cuda::launchFill(void *dst, DType dstType,
+                                            int64_t n, const void *value,
+                                            DType valueType,
+                                            cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  fillKernel<<<gridFor(n), kThreads, 0, stream>>>(dst, dstType, n, value,
+                                                  valueType);
+  return cudaGetLastError();
+}
+
+cudaError_t autoshard::rt::cuda::launchAccumulate(void *acc, const void *x,
+                                                  int64_t n, DType type,
+                                                  ReductionKind kind,
+                                                  cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  unsigned grid = gridFor(n);
+  switch (type) {
+  case DType::F32:
+    accumulateKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<float *>(acc), static_cast<const float *>(x), n, kind);
+    break;
+  case DType::F64:
+    accumulateKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<double *>(acc), static_cast<const double *>(x), n, kind);
+    break;
+  case DType::I32:
+    accumulateKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<int32_t *>(acc), static_cast<const int32_t *>(x), n, kind);
+    break;
+  case DType::I64:
+    accumulateKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<int64_t *>(acc), static_cast<const int64_t *>(x), n, kind);
+    break;
+  case DType::I1:
+    accumulateKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint8_t *>(acc), static_cast<const uint8_t *>(x), n, kind);
+    break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t autoshard::rt::cuda::launchReduce(const void *in, void *out,
+                                              int64_t numOut, DType type,
+                                              ReductionKind kind,
+                                              const ReduceBox &box,
+                                              cudaStream_t stream) {
+  if (numOut == 0)
+    return cudaSuccess;
+  int64_t numRed = 1;
+  for (int32_t k = 0; k < box.redRank; ++k)
+    numRed *= box.redShape[k];
+  unsigned grid = gridFor(numOut);
+  switch (type) {
+  case DType::F32:
+    reduceKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const float *>(in), static_cast<float *>(out), numOut,
+        numRed, kind, box);
+    break;
+  case DType::F64:
+    reduceKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const double *>(in), static_cast<double *>(out), numOut,
+        numRed, kind, box);
+    break;
+  case DType::I32:
+    reduceKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const int32_t *>(in), static_cast<int32_t *>(out), numOut,
+        numRed, kind, box);
+    break;
+  case DType::I64:
+    reduceKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const int64_t *>(in), static_cast<int64_t *>(out), numOut,
+        numRed, kind, box);
+    break;
+  case DType::I1:
+    reduceKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const uint8_t *>(in), static_cast<uint8_t *>(out), numOut,
+        numRed, kind, box);
+    break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t autoshard::rt::cuda::launchSoftmax(const void *in, void *out,
+                                               DType type, int64_t outer,
+                                               int64_t len, int64_t inner,
+                                               cudaStream_t stream) {
+  if (outer * inner == 0)
+    return cudaSuccess;
+  unsigned grid = gridFor(outer * inner);
+  if (type == DType::F32)
+    softmaxKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const float *>(in), static_cast<float *>(out), outer, len,
+        inner);
+  else
+    softmaxKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const double *>(in), static_cast<double *>(out), outer,
+        len, inner);
+  return cudaGetLastError();
+}
+
+template <typename T>
+static void launchGatherTyped(const void *source, const void *indices,
+                              DType indexType, void *out, const GatherBox &box,
+                              DeviceFault *fault, cudaStream_t stream) {
+  unsigned grid = gridFor(box.batch * box.sliceElems);
+  if (indexType == DType::I32)
+    gatherKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const T *>(source), static_cast<const int32_t *>(indices),
+        static_cast<T *>(out), box, fault);
+  else
+    gatherKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const T *>(source), static_cast<const int64_t *>(indices),
+        static_cast<T *>(out), box, fault);
+}
+
+cudaError_t autoshard::rt::cuda::launchGather(
+    const void *source, const void *indices, DType indexType, void *out,
+    int64_t elemSize, const GatherBox &box, DeviceFault *fault,
+    cudaStream_t stream) {
+  if (box.batch * box.sliceElems == 0)
+    return cudaSuccess;
+  switch (elemSize) {
+  case 1:
+    launchGatherTyped<uint8_t>(source, indices, indexType, out, box, fault,
+                               stream);
+    break;
+  case 4:
+    launchGatherTyped<uint32_t>(source, indices, indexType, out, box, fault,
+                                stream);
+    break;
+  default:
+    launchGatherTyped<uint64_t>(source, indices, indexType, out, box, fault,
+                                stream);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t autoshard::rt::cuda::launchGeneric(const GenericLaunch &launch,
+                                               const GenericInst *insts,
+                                               DeviceFault *fault,
+                                               cudaStream_t stream) {
+  if (launch.parallelTotal == 0 || launch.sequentialTotal == 0)
+    return cudaSuccess;
+  // Bodies without a parallel loop run on one thread (sequential semantics).
+  unsigned grid = gridFor(launch.parallelTotal);
+  unsigned threads =
+      launch.parallelTotal < kThreads ? static_cast<unsigned>(
+                                            launch.parallelTotal)
+                                      : kThreads;
+  if (launch.numRegs <= 32)
+    genericKernel<32><<<grid, threads, 0, stream>>>(launch, insts, fault);
+  else if (launch.numRegs <= 128)
+    genericKernel<128><<<grid, threads, 0, stream>>>(launch, insts, fault);
+  else
+    genericKernel<kMaxRegs><<<grid, threads, 0, stream>>>(launch, insts,
+                                                          fault);
+  return cudaGetLastError();
+}

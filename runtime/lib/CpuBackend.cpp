@@ -1,0 +1,533 @@
+//===- CpuBackend.cpp - The CPU backend (OpenBLAS + loops) ----------------===//
+
+#include "CpuKernels.h"
+#include "autoshard/Runtime/Backend.h"
+
+#include <cblas.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace autoshard;
+using namespace autoshard::rt;
+
+Backend::~Backend() = default;
+
+namespace {
+
+/// Copies `shape` elements of `elemSize` bytes: dst[sum i*dstStrides] =
+/// src[sum i*srcStrides] (strides in elements). The innermost dim is a
+/// memcpy when both sides are contiguous there.
+void stridedCopy(uint8_t *dst, const Shape &dstStrides, const uint8_t *src,
+                 const Shape &srcStrides, const Shape &shape,
+                 int64_t elemSize) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t total = getNumElements(shape);
+  if (total == 0)
+    return;
+  if (rank == 0) {
+    std::memcpy(dst, src, elemSize);
+    return;
+  }
+  int64_t inner = shape[rank - 1];
+  bool contiguous = dstStrides[rank - 1] == 1 && srcStrides[rank - 1] == 1;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t dOff = 0, sOff = 0;
+  for (int64_t row = 0; row < total / inner; ++row) {
+    if (contiguous) {
+      std::memcpy(dst + dOff * elemSize, src + sOff * elemSize,
+                  inner * elemSize);
+    } else {
+      int64_t ds = dstStrides[rank - 1], ss = srcStrides[rank - 1];
+      switch (elemSize) {
+      case 4:
+        for (int64_t i = 0; i < inner; ++i)
+          reinterpret_cast<uint32_t *>(dst)[dOff + i * ds] =
+              reinterpret_cast<const uint32_t *>(src)[sOff + i * ss];
+        break;
+      case 8:
+        for (int64_t i = 0; i < inner; ++i)
+          reinterpret_cast<uint64_t *>(dst)[dOff + i * ds] =
+              reinterpret_cast<const uint64_t *>(src)[sOff + i * ss];
+        break;
+      default:
+        for (int64_t i = 0; i < inner; ++i)
+          std::memcpy(dst + (dOff + i * ds) * elemSize,
+                      src + (sOff + i * ss) * elemSize, elemSize);
+      }
+    }
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++idx[d] < shape[d]) {
+        dOff += dstStrides[d];
+        sOff += srcStrides[d];
+        break;
+      }
+      dOff -= dstStrides[d] * (shape[d] - 1);
+      sOff -= srcStrides[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+uint8_t *bytes(const Tensor &t) { return static_cast<uint8_t *>(t.getRawData()); }
+
+void checkRank(const Tensor &t, int64_t rank, const char *what) {
+  if (t.getRank() != rank)
+    throw Error(std::string(what) + ": expected a rank-" +
+                std::to_string(rank) + " tensor, got " + t.getTypeString());
+}
+
+void checkSameType(const Tensor &a, const Tensor &b, const char *what) {
+  if (a.getDType() != b.getDType())
+    throw Error(std::string(what) + ": element types differ (" +
+                a.getTypeString() + " vs " + b.getTypeString() + ")");
+}
+
+/// Checks offsets/sizes/strides describe an in-bounds box of `t`.
+void checkBox(const Tensor &t, const std::vector<int64_t> &offsets,
+              const std::vector<int64_t> &sizes,
+              const std::vector<int64_t> &strides, const char *what) {
+  int64_t rank = t.getRank();
+  if (static_cast<int64_t>(offsets.size()) != rank ||
+      static_cast<int64_t>(sizes.size()) != rank ||
+      static_cast<int64_t>(strides.size()) != rank)
+    throw Error(std::string(what) + ": slice rank does not match " +
+                t.getTypeString());
+  for (int64_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0)
+      continue;
+    int64_t last = offsets[d] + (sizes[d] - 1) * strides[d];
+    if (offsets[d] < 0 || last < 0 || offsets[d] >= t.getDim(d) ||
+        last >= t.getDim(d) || sizes[d] < 0)
+      throw Error(std::string(what) + ": slice [offset " +
+                  std::to_string(offsets[d]) + ", size " +
+                  std::to_string(sizes[d]) + ", stride " +
+                  std::to_string(strides[d]) + "] out of bounds in dim " +
+                  std::to_string(d) + " of " + t.getTypeString());
+  }
+}
+
+template <typename T> T reduceIdentity(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return T(0);
+  case ReductionKind::Product:
+    return T(1);
+  case ReductionKind::Max:
+    return std::numeric_limits<T>::lowest();
+  case ReductionKind::Min:
+    return std::numeric_limits<T>::max();
+  }
+  return T(0);
+}
+
+template <typename T> T combine(T a, T b, ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return a + b;
+  case ReductionKind::Product:
+    return a * b;
+  case ReductionKind::Max:
+    return a > b ? a : b;
+  case ReductionKind::Min:
+    return a < b ? a : b;
+  }
+  return a;
+}
+
+template <typename T>
+void accumulateTyped(T *acc, const T *x, int64_t n, ReductionKind kind) {
+  for (int64_t i = 0; i < n; ++i)
+    acc[i] = combine(acc[i], x[i], kind);
+}
+
+/// out[outer, inner] = reduction over mid of in[outer, mid, inner], where
+/// the reduced dims have been made contiguous by a transpose.
+template <typename T>
+void reduceTyped(const T *in, T *out, int64_t outer, int64_t mid,
+                 ReductionKind kind) {
+  for (int64_t o = 0; o < outer; ++o) {
+    T acc = reduceIdentity<T>(kind);
+    const T *row = in + o * mid;
+    for (int64_t m = 0; m < mid; ++m)
+      acc = combine(acc, row[m], kind);
+    out[o] = acc;
+  }
+}
+
+template <typename T>
+void softmaxTyped(const T *in, T *out, int64_t outer, int64_t len,
+                  int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const T *x = in + o * len * inner + i;
+      T *y = out + o * len * inner + i;
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t k = 0; k < len; ++k)
+        mx = std::max(mx, static_cast<double>(x[k * inner]));
+      double sum = 0;
+      for (int64_t k = 0; k < len; ++k)
+        sum += std::exp(static_cast<double>(x[k * inner]) - mx);
+      for (int64_t k = 0; k < len; ++k)
+        y[k * inner] =
+            static_cast<T>(std::exp(static_cast<double>(x[k * inner]) - mx) /
+                           sum);
+    }
+}
+
+class CpuBackend final : public Backend {
+public:
+  std::string getName() const override { return "cpu"; }
+
+  Tensor allocate(DType type, const Shape &shape) override {
+    return Tensor(type, shape);
+  }
+  Tensor upload(const Tensor &host) override { return host; }
+  Tensor download(const Tensor &t) override { return t; }
+
+  void copy(const Tensor &src, Tensor &dst) override {
+    if (src.getBytes() != dst.getBytes() || src.getDType() != dst.getDType())
+      throw Error("copy: " + src.getTypeString() + " does not fit " +
+                  dst.getTypeString());
+    if (src.getRawData() != dst.getRawData())
+      std::memcpy(dst.getRawData(), src.getRawData(), src.getBytes());
+  }
+
+  void fill(Tensor &dst, const Tensor &value) override {
+    if (value.getNumElements() != 1)
+      throw Error("fill: the fill value must be a single element, got " +
+                  value.getTypeString());
+    Tensor one(dst.getDType(), {});
+    if (isFloatDType(value.getDType()))
+      one.setFromDouble(0, value.getAsDouble(0));
+    else
+      one.setFromInt(0, value.getAsInt(0));
+    int64_t n = dst.getNumElements(), size = getDTypeSize(dst.getDType());
+    uint8_t *d = bytes(dst);
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(d + i * size, one.getRawData(), size);
+  }
+
+  void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
+              bool transB) override {
+    checkRank(a, 2, "matmul");
+    checkRank(b, 2, "matmul");
+    checkRank(c, 2, "matmul");
+    gemm(a, b, c, transA, transB, 0, 0, 0);
+  }
+
+  void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
+                   bool transB) override {
+    checkRank(a, 3, "batch_matmul");
+    checkRank(b, 3, "batch_matmul");
+    checkRank(c, 3, "batch_matmul");
+    int64_t batch = c.getDim(0);
+    if (a.getDim(0) != batch || b.getDim(0) != batch)
+      throw Error("batch_matmul: batch sizes differ (" + a.getTypeString() +
+                  ", " + b.getTypeString() + ", " + c.getTypeString() + ")");
+    int64_t sa = a.getDim(1) * a.getDim(2), sb = b.getDim(1) * b.getDim(2),
+            sc = c.getDim(1) * c.getDim(2);
+    for (int64_t i = 0; i < batch; ++i)
+      gemm(a, b, c, transA, transB, i * sa, i * sb, i * sc);
+  }
+
+  void generic(const GenericSpec &spec,
+               const std::vector<const Tensor *> &inputs,
+               const std::vector<const Tensor *> &captures,
+               const std::vector<Tensor *> &outputs) override {
+    cpu::runGeneric(spec, inputs, captures, outputs);
+  }
+
+  void transpose(const Tensor &in, Tensor &out,
+                 const std::vector<int64_t> &perm) override {
+    int64_t rank = in.getRank();
+    checkSameType(in, out, "transpose");
+    if (static_cast<int64_t>(perm.size()) != rank || out.getRank() != rank)
+      throw Error("transpose: permutation does not match " +
+                  in.getTypeString());
+    Shape inStrides = getStrides(in.getShape()), srcStrides(rank);
+    std::vector<bool> seen(rank, false);
+    for (int64_t k = 0; k < rank; ++k) {
+      if (perm[k] < 0 || perm[k] >= rank || seen[perm[k]] ||
+          out.getDim(k) != in.getDim(perm[k]))
+        throw Error("transpose: invalid permutation for " +
+                    in.getTypeString() + " -> " + out.getTypeString());
+      seen[perm[k]] = true;
+      srcStrides[k] = inStrides[perm[k]];
+    }
+    stridedCopy(bytes(out), getStrides(out.getShape()), bytes(in), srcStrides,
+                out.getShape(), getDTypeSize(in.getDType()));
+  }
+
+  void softmax(const Tensor &in, Tensor &out, int64_t dim) override {
+    checkSameType(in, out, "softmax");
+    if (dim < 0 || dim >= in.getRank() || in.getShape() != out.getShape())
+      throw Error("softmax: bad dim " + std::to_string(dim) + " for " +
+                  in.getTypeString());
+    int64_t outer = 1, inner = 1, len = in.getDim(dim);
+    for (int64_t d = 0; d < dim; ++d)
+      outer *= in.getDim(d);
+    for (int64_t d = dim + 1; d < in.getRank(); ++d)
+      inner *= in.getDim(d);
+    if (in.getDType() == DType::F32)
+      softmaxTyped(in.getData<float>(), out.getData<float>(), outer, len,
+                   inner);
+    else if (in.getDType() == DType::F64)
+      softmaxTyped(in.getData<double>(), out.getData<double>(), outer, len,
+                   inner);
+    else
+      throw Error("softmax: unsupported element type in " +
+                  in.getTypeString());
+  }
+
+  void reduce(const Tensor &in, Tensor &out, const std::vector<int64_t> &dims,
+              ReductionKind kind) override {
+    checkSameType(in, out, "reduce");
+    int64_t rank = in.getRank();
+    std::vector<bool> reduced(rank, false);
+    for (int64_t d : dims) {
+      if (d < 0 || d >= rank || reduced[d])
+        throw Error("reduce: bad dims for " + in.getTypeString());
+      reduced[d] = true;
+    }
+    // Move reduced dims innermost, then reduce contiguous rows.
+    std::vector<int64_t> perm;
+    Shape permShape;
+    int64_t outer = 1, mid = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d]) {
+        perm.push_back(d);
+        permShape.push_back(in.getDim(d));
+        outer *= in.getDim(d);
+      }
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d]) {
+        perm.push_back(d);
+        permShape.push_back(in.getDim(d));
+        mid *= in.getDim(d);
+      }
+    if (out.getNumElements() != outer)
+      throw Error("reduce: result " + out.getTypeString() +
+                  " does not match the kept dims of " + in.getTypeString());
+    Tensor tmp(in.getDType(), permShape);
+    transpose(in, tmp, perm);
+    switch (in.getDType()) {
+    case DType::F32:
+      return reduceTyped(tmp.getData<float>(), out.getData<float>(), outer,
+                         mid, kind);
+    case DType::F64:
+      return reduceTyped(tmp.getData<double>(), out.getData<double>(), outer,
+                         mid, kind);
+    case DType::I32:
+      return reduceTyped(tmp.getData<int32_t>(), out.getData<int32_t>(),
+                         outer, mid, kind);
+    case DType::I64:
+      return reduceTyped(tmp.getData<int64_t>(), out.getData<int64_t>(),
+                         outer, mid, kind);
+    case DType::I1:
+      // Booleans: sum/max are "or", product/min are "and".
+      for (int64_t o = 0; o < outer; ++o) {
+        bool any = false, all = true;
+        for (int64_t m = 0; m < mid; ++m) {
+          bool v = tmp.getData<uint8_t>()[o * mid + m] != 0;
+          any |= v;
+          all &= v;
+        }
+        out.getData<uint8_t>()[o] =
+            (kind == ReductionKind::Sum || kind == ReductionKind::Max) ? any
+                                                                       : all;
+      }
+      return;
+    }
+  }
+
+  void accumulate(Tensor &acc, const Tensor &x, ReductionKind kind) override {
+    checkSameType(acc, x, "accumulate");
+    if (acc.getNumElements() != x.getNumElements())
+      throw Error("accumulate: " + acc.getTypeString() + " and " +
+                  x.getTypeString() + " differ in size");
+    int64_t n = acc.getNumElements();
+    switch (acc.getDType()) {
+    case DType::F32:
+      return accumulateTyped(acc.getData<float>(), x.getData<float>(), n,
+                             kind);
+    case DType::F64:
+      return accumulateTyped(acc.getData<double>(), x.getData<double>(), n,
+                             kind);
+    case DType::I32:
+      return accumulateTyped(acc.getData<int32_t>(), x.getData<int32_t>(), n,
+                             kind);
+    case DType::I64:
+      return accumulateTyped(acc.getData<int64_t>(), x.getData<int64_t>(), n,
+                             kind);
+    case DType::I1: {
+      uint8_t *a = acc.getData<uint8_t>();
+      const uint8_t *b = x.getData<uint8_t>();
+      bool useOr = kind == ReductionKind::Sum || kind == ReductionKind::Max;
+      for (int64_t i = 0; i < n; ++i)
+        a[i] = useOr ? (a[i] | b[i]) : (a[i] & b[i]);
+      return;
+    }
+    }
+  }
+
+  void gather(const Tensor &source, const Tensor &indices, Tensor &out,
+              const std::vector<int64_t> &dims) override {
+    checkSameType(source, out, "gather");
+    int64_t rank = source.getRank();
+    int64_t nd = static_cast<int64_t>(dims.size());
+    if (indices.getRank() < 1 || indices.getDim(indices.getRank() - 1) != nd)
+      throw Error("gather: indices " + indices.getTypeString() +
+                  " do not end in a dim of size " + std::to_string(nd));
+    if (isFloatDType(indices.getDType()))
+      throw Error("gather: indices must be integers, got " +
+                  indices.getTypeString());
+    std::vector<bool> gathered(rank, false);
+    for (int64_t d : dims) {
+      if (d < 0 || d >= rank || gathered[d])
+        throw Error("gather: bad gather dims for " + source.getTypeString());
+      gathered[d] = true;
+    }
+    // Each batch entry copies the sub-tensor of source over the dims not
+    // gathered, at the coordinates the indices give for gathered dims.
+    Shape sliceShape, sliceStrides;
+    Shape srcStrides = getStrides(source.getShape());
+    for (int64_t d = 0; d < rank; ++d)
+      if (!gathered[d]) {
+        sliceShape.push_back(source.getDim(d));
+        sliceStrides.push_back(srcStrides[d]);
+      }
+    int64_t batch = indices.getNumElements() / std::max<int64_t>(nd, 1);
+    if (nd == 0)
+      batch = indices.getNumElements();
+    int64_t sliceElems = getNumElements(sliceShape);
+    if (out.getNumElements() != batch * sliceElems)
+      throw Error("gather: result " + out.getTypeString() +
+                  " does not match indices " + indices.getTypeString() +
+                  " and source " + source.getTypeString());
+    int64_t size = getDTypeSize(source.getDType());
+    Shape contiguous = getStrides(sliceShape);
+    for (int64_t b = 0; b < batch; ++b) {
+      int64_t base = 0;
+      for (int64_t k = 0; k < nd; ++k) {
+        int64_t ix = indices.getAsInt(b * nd + k);
+        if (ix < 0 || ix >= source.getDim(dims[k]))
+          throw Error("gather: index " + std::to_string(ix) +
+                      " out of bounds for dim " + std::to_string(dims[k]) +
+                      " of " + source.getTypeString());
+        base += ix * srcStrides[dims[k]];
+      }
+      stridedCopy(bytes(out) + b * sliceElems * size, contiguous,
+                  bytes(source) + base * size, sliceStrides, sliceShape, size);
+    }
+  }
+
+  void extractSlice(const Tensor &source, Tensor &out,
+                    const std::vector<int64_t> &offsets,
+                    const std::vector<int64_t> &sizes,
+                    const std::vector<int64_t> &strides) override {
+    checkSameType(source, out, "extract_slice");
+    checkBox(source, offsets, sizes, strides, "extract_slice");
+    if (getNumElements(sizes) != out.getNumElements())
+      throw Error("extract_slice: result " + out.getTypeString() +
+                  " does not match the slice sizes");
+    Shape srcStrides = getStrides(source.getShape());
+    int64_t base = 0;
+    Shape stepStrides(sizes.size());
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      base += offsets[d] * srcStrides[d];
+      stepStrides[d] = strides[d] * srcStrides[d];
+    }
+    int64_t size = getDTypeSize(source.getDType());
+    stridedCopy(bytes(out), getStrides(sizes), bytes(source) + base * size,
+                stepStrides, sizes, size);
+  }
+
+  void insertSlice(const Tensor &source, Tensor &dest,
+                   const std::vector<int64_t> &offsets,
+                   const std::vector<int64_t> &sizes,
+                   const std::vector<int64_t> &strides) override {
+    checkSameType(source, dest, "insert_slice");
+    checkBox(dest, offsets, sizes, strides, "insert_slice");
+    if (getNumElements(sizes) != source.getNumElements())
+      throw Error("insert_slice: source " + source.getTypeString() +
+                  " does not match the slice sizes");
+    Shape dstStrides = getStrides(dest.getShape());
+    int64_t base = 0;
+    Shape stepStrides(sizes.size());
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      base += offsets[d] * dstStrides[d];
+      stepStrides[d] = strides[d] * dstStrides[d];
+    }
+    int64_t size = getDTypeSize(dest.getDType());
+    stridedCopy(bytes(dest) + base * size, stepStrides, bytes(source),
+                getStrides(sizes), sizes, size);
+  }
+
+  void concat(const std::vector<const Tensor *> &pieces, Tensor &out,
+              int64_t dim) override {
+    if (dim < 0 || dim >= out.getRank())
+      throw Error("concat: bad dim " + std::to_string(dim) + " for " +
+                  out.getTypeString());
+    int64_t offset = 0;
+    for (const Tensor *p : pieces) {
+      checkSameType(*p, out, "concat");
+      std::vector<int64_t> offsets(out.getRank(), 0);
+      std::vector<int64_t> strides(out.getRank(), 1);
+      offsets[dim] = offset;
+      if (p->getRank() != out.getRank())
+        throw Error("concat: rank of " + p->getTypeString() +
+                    " differs from " + out.getTypeString());
+      insertSlice(*p, out, offsets, p->getShape(), strides);
+      offset += p->getDim(dim);
+    }
+    if (offset != out.getDim(dim))
+      throw Error("concat: pieces do not add up to " + out.getTypeString());
+  }
+
+  void pad(const Tensor &source, const Tensor &value, Tensor &out,
+           const std::vector<int64_t> &low) override {
+    fill(out, value);
+    std::vector<int64_t> strides(out.getRank(), 1);
+    insertSlice(source, out, low, source.getShape(), strides);
+  }
+
+private:
+  static void gemm(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
+                   bool transB, int64_t offA, int64_t offB, int64_t offC) {
+    checkSameType(a, c, "matmul");
+    checkSameType(b, c, "matmul");
+    int64_t r = a.getRank();
+    int64_t m = transA ? a.getDim(r - 1) : a.getDim(r - 2);
+    int64_t k = transA ? a.getDim(r - 2) : a.getDim(r - 1);
+    int64_t kb = transB ? b.getDim(r - 1) : b.getDim(r - 2);
+    int64_t n = transB ? b.getDim(r - 2) : b.getDim(r - 1);
+    if (k != kb || c.getDim(r - 2) != m || c.getDim(r - 1) != n)
+      throw Error("matmul: shapes do not agree: " + a.getTypeString() +
+                  " x " + b.getTypeString() + " -> " + c.getTypeString());
+    if (m == 0 || n == 0 || k == 0)
+      return;
+    int lda = static_cast<int>(a.getDim(r - 1));
+    int ldb = static_cast<int>(b.getDim(r - 1));
+    int ldc = static_cast<int>(n);
+    CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
+    CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
+    if (c.getDType() == DType::F32)
+      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f,
+                  a.getData<float>() + offA, lda, b.getData<float>() + offB,
+                  ldb, 1.0f, c.getData<float>() + offC, ldc);
+    else if (c.getDType() == DType::F64)
+      cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0,
+                  a.getData<double>() + offA, lda, b.getData<double>() + offB,
+                  ldb, 1.0, c.getData<double>() + offC, ldc);
+    else
+      throw Error("matmul: BLAS path needs f32 or f64, got " +
+                  c.getTypeString());
+  }
+};
+} // namespace
+
+std::unique_ptr<Backend> autoshard::rt::createCpuBackend() {
+  return std::make_unique<CpuBackend>();
+}

@@ -1,0 +1,318 @@
+//===- HostIO.cpp - .npy files, seeded inputs, shards ---------------------===//
+
+#include "autoshard/Runtime/HostIO.h"
+#include "autoshard/Runtime/Backend.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace autoshard;
+using namespace autoshard::rt;
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+static std::string npyDescr(DType type) {
+  switch (type) {
+  case DType::F32:
+    return "<f4";
+  case DType::F64:
+    return "<f8";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
+  case DType::I1:
+    return "|b1";
+  }
+  return "";
+}
+
+/// Finds `'key':` in the header dict and returns the text after it.
+static std::string_view dictValue(std::string_view header,
+                                  std::string_view key) {
+  for (char quote : {'\'', '"'}) {
+    std::string pattern = std::string(1, quote) + std::string(key) + quote;
+    size_t at = header.find(pattern);
+    if (at == std::string_view::npos)
+      continue;
+    size_t colon = header.find(':', at + pattern.size());
+    if (colon == std::string_view::npos)
+      return {};
+    std::string_view rest = header.substr(colon + 1);
+    while (!rest.empty() && rest.front() == ' ')
+      rest.remove_prefix(1);
+    return rest;
+  }
+  return {};
+}
+
+Tensor autoshard::rt::readNpy(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    throw Error("cannot open '" + path + "': " + std::strerror(errno));
+  auto bad = [&](const std::string &why) {
+    return Error("'" + path + "' is not a valid .npy file: " + why);
+  };
+  char magic[8];
+  if (!file.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    throw bad("missing the \\x93NUMPY magic");
+  uint32_t headerLen = 0;
+  if (magic[6] == 1) {
+    unsigned char len[2];
+    if (!file.read(reinterpret_cast<char *>(len), 2))
+      throw bad("truncated header");
+    headerLen = len[0] | (len[1] << 8);
+  } else if (magic[6] == 2 || magic[6] == 3) {
+    unsigned char len[4];
+    if (!file.read(reinterpret_cast<char *>(len), 4))
+      throw bad("truncated header");
+    headerLen = len[0] | (len[1] << 8) | (len[2] << 16) |
+                (static_cast<uint32_t>(len[3]) << 24);
+  } else {
+    throw bad("unsupported format version " + std::to_string(magic[6]));
+  }
+  if (headerLen > (1u << 20))
+    throw bad("header too long");
+  std::string header(headerLen, '\0');
+  if (!file.read(header.data(), headerLen))
+    throw bad("truncated header");
+
+  std::string_view descr = dictValue(header, "descr");
+  if (descr.size() < 5 || (descr[0] != '\'' && descr[0] != '"'))
+    throw bad("no 'descr' entry");
+  std::string d(descr.substr(1, descr.find(descr[0], 1) - 1));
+  std::optional<DType> type;
+  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1})
+    if (d == npyDescr(t) || (t == DType::I1 && d == "<b1"))
+      type = t;
+  if (!type)
+    throw Error("'" + path + "' has dtype '" + d +
+                "'; supported: float32, float64, int32, int64, bool "
+                "(little endian)");
+  std::string_view fortran = dictValue(header, "fortran_order");
+  if (fortran.substr(0, 4) == "True")
+    throw Error("'" + path + "' is in Fortran order; save it in C order "
+                "(numpy.ascontiguousarray)");
+  if (fortran.substr(0, 5) != "False")
+    throw bad("no 'fortran_order' entry");
+  std::string_view shapeText = dictValue(header, "shape");
+  if (shapeText.empty() || shapeText[0] != '(')
+    throw bad("no 'shape' entry");
+  Shape shape;
+  size_t close = shapeText.find(')');
+  if (close == std::string_view::npos)
+    throw bad("unterminated shape");
+  std::string dims(shapeText.substr(1, close - 1));
+  std::stringstream ss(dims);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t first = item.find_first_not_of(' ');
+    if (first == std::string::npos)
+      continue;
+    char *end = nullptr;
+    long long v = std::strtoll(item.c_str() + first, &end, 10);
+    if (end == item.c_str() + first || v < 0)
+      throw bad("bad shape entry '" + item + "'");
+    shape.push_back(v);
+  }
+  Tensor t(*type, shape);
+  if (!file.read(static_cast<char *>(t.getRawData()), t.getBytes()))
+    throw bad("data shorter than " + t.getTypeString() + " needs");
+  if (*type == DType::I1)
+    for (int64_t i = 0; i < t.getNumElements(); ++i)
+      t.getData<uint8_t>()[i] = t.getData<uint8_t>()[i] != 0;
+  return t;
+}
+
+void autoshard::rt::writeNpy(const std::string &path, const Tensor &tensor) {
+  std::string shape = "(";
+  for (int64_t d : tensor.getShape())
+    shape += std::to_string(d) + ", ";
+  if (tensor.getRank() > 1)
+    shape.resize(shape.size() - 2);
+  else if (tensor.getRank() == 1)
+    shape.resize(shape.size() - 1);
+  shape += ")";
+  std::string header = "{'descr': '" + npyDescr(tensor.getDType()) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Magic (6) + version (2) + length (2) + header + '\n' is 64-aligned.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream file(path, std::ios::binary);
+  if (!file)
+    throw Error("cannot write '" + path + "': " + std::strerror(errno));
+  file.write("\x93NUMPY\x01\x00", 8);
+  char len[2] = {static_cast<char>(header.size() & 0xff),
+                 static_cast<char>(header.size() >> 8)};
+  file.write(len, 2);
+  file.write(header.data(), header.size());
+  file.write(static_cast<const char *>(tensor.getRawData()),
+             tensor.getBytes());
+  if (!file)
+    throw Error("failed writing '" + path + "'");
+}
+
+//===----------------------------------------------------------------------===//
+// Seeded initialiser
+//===----------------------------------------------------------------------===//
+
+static uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+Tensor autoshard::rt::makeSeededTensor(DType type, const Shape &shape,
+                                       uint64_t seed, uint64_t key) {
+  Tensor t(type, shape);
+  uint64_t stream = splitmix(splitmix(seed) ^ (key * 0xd1b54a32d192ed03ULL));
+  for (int64_t i = 0; i < t.getNumElements(); ++i) {
+    uint64_t h = splitmix(stream ^ static_cast<uint64_t>(i));
+    if (isFloatDType(type))
+      t.setFromDouble(i, static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0);
+    else if (type == DType::I1)
+      t.setFromInt(i, h & 1);
+    else
+      t.setFromInt(i, static_cast<int64_t>(h % 8));
+  }
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Shards
+//===----------------------------------------------------------------------===//
+
+static std::unique_ptr<Backend> &hostBackend() {
+  static std::unique_ptr<Backend> backend = createCpuBackend();
+  return backend;
+}
+
+Tensor autoshard::rt::cutShard(const Tensor &global, const DeviceMesh &mesh,
+                               const TensorLayout &layout, int64_t pos,
+                               const Shape &localShape) {
+  std::string err = layout.validate(mesh, &global.getShape());
+  if (!err.empty())
+    throw Error("layout " + layout.str(mesh) + " does not fit " +
+                global.getTypeString() + ": " + err);
+  std::vector<int64_t> coord = mesh.getCoordinate(pos);
+  Shape shape = layout.getLocalShape(mesh, global.getShape(), coord);
+  std::vector<int64_t> offsets =
+      layout.getLocalOffsets(mesh, global.getShape(), coord);
+  if (static_cast<int64_t>(localShape.size()) != global.getRank())
+    throw Error("shard of " + global.getTypeString() + " has rank " +
+                std::to_string(localShape.size()));
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] > localShape[d])
+      throw Error("the program's local type " + stringifyShape(localShape) +
+                  " is smaller than the shard " + stringifyShape(shape) +
+                  " of " + global.getTypeString() + " under layout " +
+                  layout.str(mesh));
+  Backend &b = *hostBackend();
+  Tensor piece(global.getDType(), shape);
+  std::vector<int64_t> ones(shape.size(), 1), zeros(shape.size(), 0);
+  b.extractSlice(global, piece, offsets, shape, ones);
+  Tensor local(global.getDType(), localShape);
+  if (layout.isPartial() &&
+      mesh.getIndexInGroup(pos, layout.partialAxes) != 0 &&
+      layout.partialKind != ReductionKind::Max &&
+      layout.partialKind != ReductionKind::Min) {
+    if (layout.partialKind == ReductionKind::Product) {
+      Tensor one(global.getDType(), {});
+      one.setFromInt(0, 1);
+      b.fill(local, one);
+    }
+    return local;
+  }
+  b.insertSlice(piece, local, zeros, shape, ones);
+  return local;
+}
+
+Tensor autoshard::rt::assembleGlobal(const std::vector<Tensor> &locals,
+                                     const DeviceMesh &mesh,
+                                     const TensorLayout &layout,
+                                     const Shape &globalShape) {
+  int64_t numDevices = mesh.getNumDevices();
+  if (static_cast<int64_t>(locals.size()) != numDevices || locals.empty())
+    throw Error("assemble: expected one local tensor per mesh position");
+  std::string err = layout.validate(mesh, &globalShape);
+  if (!err.empty())
+    throw Error("assemble: " + err);
+  DType type = locals[0].getDType();
+  Tensor global(type, globalShape);
+  std::vector<bool> used(mesh.getNumAxes(), false);
+  for (int64_t a : layout.getSplitAxes())
+    used[a] = true;
+  for (int64_t a : layout.partialAxes)
+    used[a] = true;
+  Backend &b = *hostBackend();
+  // Replicas (positions differing only on unused axes) hold equal data: take
+  // the one at coordinate 0 there. Partial terms: the first term is written,
+  // the others combined into it.
+  for (int pass = 0; pass < 2; ++pass)
+    for (int64_t pos = 0; pos < numDevices; ++pos) {
+      std::vector<int64_t> coord = mesh.getCoordinate(pos);
+      bool representative = true;
+      for (int64_t a = 0; a < mesh.getNumAxes(); ++a)
+        if (!used[a] && coord[a] != 0)
+          representative = false;
+      if (!representative)
+        continue;
+      bool first = !layout.isPartial() ||
+                   mesh.getIndexInGroup(pos, layout.partialAxes) == 0;
+      if (first != (pass == 0))
+        continue;
+      const Tensor &local = locals[pos];
+      if (local.getDType() != type)
+        throw Error("assemble: ranks returned different element types");
+      Shape shape = layout.getLocalShape(mesh, globalShape, coord);
+      std::vector<int64_t> offsets =
+          layout.getLocalOffsets(mesh, globalShape, coord);
+      std::vector<int64_t> ones(shape.size(), 1), zeros(shape.size(), 0);
+      if (local.getRank() != static_cast<int64_t>(shape.size()))
+        throw Error("assemble: local result " + local.getTypeString() +
+                    " does not match the layout's rank");
+      Tensor piece(type, shape);
+      b.extractSlice(local, piece, zeros, shape, ones);
+      if (!first) {
+        Tensor current(type, shape);
+        b.extractSlice(global, current, offsets, shape, ones);
+        b.accumulate(current, piece, layout.partialKind);
+        piece = current;
+      }
+      b.insertSlice(piece, global, offsets, shape, ones);
+    }
+  return global;
+}
+
+std::string autoshard::rt::compareTensors(const Tensor &a, const Tensor &b,
+                                          double rtol, double atol,
+                                          double &maxAbsErr) {
+  maxAbsErr = 0;
+  if (a.getDType() != b.getDType() || a.getShape() != b.getShape())
+    return "type mismatch: " + a.getTypeString() + " vs " +
+           b.getTypeString();
+  std::string first;
+  for (int64_t i = 0; i < a.getNumElements(); ++i) {
+    double x = a.getAsDouble(i), y = b.getAsDouble(i);
+    if (std::isnan(x) && std::isnan(y))
+      continue;
+    double err = std::fabs(x - y);
+    if (std::isnan(err))
+      err = INFINITY;
+    maxAbsErr = std::max(maxAbsErr, err);
+    if (first.empty() && !(err <= atol + rtol * std::fabs(y))) {
+      std::ostringstream os;
+      os.precision(9);
+      os << "mismatch at flat index " << i << ": " << x << " vs " << y
+         << " (|diff| " << err << ")";
+      first = os.str();
+    }
+  }
+  return first;
+}

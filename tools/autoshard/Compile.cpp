@@ -1,0 +1,95 @@
+//===- Compile.cpp - The autoshard driver's compile step ------------------===//
+
+#include "Compile.h"
+
+#include "autoshard/Dialect/Dist/IR/DistDialect.h"
+#include "autoshard/Support/DeviceMesh.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace autoshard;
+using namespace autoshard::driver;
+
+static LogicalResult fail(const Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "autoshard") << msg << "\n";
+  return failure();
+}
+
+/// Sets (or checks) the module's default mesh from --mesh.
+static LogicalResult applyMesh(ModuleOp module, StringRef spec) {
+  std::string err;
+  std::optional<DeviceMesh> mesh = DeviceMesh::parse(spec.str(), err);
+  if (!mesh)
+    return fail("--mesh: " + err);
+  auto attr = dist::MeshAttr::get(module.getContext(), *mesh);
+  if (auto existing = module->getAttrOfType<dist::MeshAttr>(
+          dist::DistDialect::kMeshAttrName)) {
+    if (!(existing.toDeviceMesh() == *mesh))
+      return fail("--mesh " + spec + " differs from the input's mesh " +
+                  existing.toDeviceMesh().str());
+    return success();
+  }
+  module->setAttr(dist::DistDialect::kMeshAttrName, attr);
+  return success();
+}
+
+OwningOpRef<ModuleOp> driver::loadInput(MLIRContext &ctx,
+                                        const CompileOptions &options) {
+  if (!llvm::sys::fs::exists(options.input)) {
+    (void)fail("no such file: '" + options.input + "'");
+    return {};
+  }
+  OwningOpRef<ModuleOp> module;
+  if (llvm::sys::path::extension(options.input) == ".onnx") {
+    (void)fail("'" + options.input +
+               "': ONNX input needs the importer (not built in this tree)");
+    return {};
+  }
+  llvm::SourceMgr sourceMgr;
+  std::string err;
+  auto buffer = mlir::openInputFile(options.input, &err);
+  if (!buffer) {
+    (void)fail(err);
+    return {};
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module)
+    return {};
+  if (!options.mesh.empty() && failed(applyMesh(*module, options.mesh)))
+    return {};
+  return module;
+}
+
+LogicalResult driver::compile(ModuleOp module, const CompileOptions &options) {
+  if (!PassPipelineInfo::lookup("autoshard-pipeline"))
+    return fail("the autoshard-pipeline is not registered in this build");
+  std::string pipeline;
+  llvm::raw_string_ostream os(pipeline);
+  os << "builtin.module(autoshard-pipeline{solver=" << options.solver;
+  if (options.enableAllToAll)
+    os << " enable-alltoall=true";
+  if (!options.report.empty())
+    os << " report=" << options.report;
+  if (!options.cluster.empty())
+    os << " cluster=" << options.cluster;
+  os << "})";
+  PassManager pm(module.getContext());
+  std::string parseErr;
+  llvm::raw_string_ostream errOs(parseErr);
+  if (failed(parsePassPipeline(pipeline, pm, errOs)))
+    return fail("bad pipeline '" + pipeline + "': " + parseErr);
+  return pm.run(module);
+}

@@ -1,0 +1,33 @@
+//===- Compile.h - The autoshard driver's compile step ----------*- C++ -*-===//
+#ifndef AUTOSHARD_TOOLS_AUTOSHARD_COMPILE_H
+#define AUTOSHARD_TOOLS_AUTOSHARD_COMPILE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace autoshard::driver {
+
+struct CompileOptions {
+  std::string input;
+  std::string mesh;         // "dp=2,mp=4"; empty: from the input
+  std::string strategyFile; // ONNX inputs: YAML/JSON strategy file
+  std::string weightsDir;   // ONNX inputs: where initializers are written
+  std::string report;       // propagation report (JSON) path
+  std::string solver = "dp";
+  std::string cluster;
+  bool enableAllToAll = false;
+};
+
+/// Reads INPUT (.mlir, or .onnx through the importer) and applies --mesh.
+mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &ctx,
+                                            const CompileOptions &options);
+
+/// Runs the whole compile (autoshard-pipeline) on `module` in place.
+mlir::LogicalResult compile(mlir::ModuleOp module,
+                            const CompileOptions &options);
+
+} // namespace autoshard::driver
+
+#endif // AUTOSHARD_TOOLS_AUTOSHARD_COMPILE_H

@@ -1,0 +1,156 @@
+//===- Verify.cpp - autoshard verify: partitioned vs single device --------===//
+
+#include "Verify.h"
+
+#include "autoshard/Dialect/Dist/IR/DistDialect.h"
+#include "autoshard/Runtime/HostIO.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace autoshard;
+using namespace autoshard::driver;
+
+static int fail(const Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "autoshard") << msg << "\n";
+  return 1;
+}
+
+static LogicalResult writeModule(ModuleOp module, StringRef path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return failure();
+  module.print(os);
+  return success();
+}
+
+/// Runs `mpirun -np N autoshard-run PROGRAM ...`, echoing its output.
+static int runRanks(StringRef mpirun, StringRef runTool, StringRef program,
+                    int ranks, StringRef outDir, const VerifyOptions &o) {
+  std::string np = std::to_string(ranks), seed = std::to_string(o.seed);
+  SmallVector<StringRef> args = {mpirun,  "--allow-run-as-root",
+                                 "--oversubscribe", "-np",
+                                 np,      runTool,
+                                 program, "--seed",
+                                 seed,    "--output-dir",
+                                 outDir};
+  std::string backend = "--backend=" + o.backend;
+  if (o.backend != "cpu")
+    args.push_back(backend);
+  std::string err;
+  int rc = llvm::sys::ExecuteAndWait(mpirun, args, std::nullopt, {}, 0, 0, &err);
+  if (rc != 0)
+    llvm::errs() << "autoshard: " << ranks << "-rank run of " << program
+                 << " failed (exit " << rc << ")" << (err.empty() ? "" : ": ")
+                 << err << "\n";
+  return rc;
+}
+
+int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
+  if (o.backend != "cpu" && o.backend != "cuda")
+    return fail("--backend must be cpu or cuda, got '" + o.backend + "'");
+  OwningOpRef<ModuleOp> original = loadInput(ctx, o.compile);
+  if (!original)
+    return 1;
+  auto meshAttr =
+      (*original)->getAttrOfType<dist::MeshAttr>(dist::DistDialect::kMeshAttrName);
+  OwningOpRef<ModuleOp> partitioned = original->clone();
+  if (failed(compile(*partitioned, o.compile)))
+    return 1;
+  if (!meshAttr)
+    meshAttr = (*partitioned)->getAttrOfType<dist::MeshAttr>(
+        dist::DistDialect::kMeshAttrName);
+  if (!meshAttr)
+    return fail("no mesh: give --mesh or a dist.mesh module attribute");
+  int ranks = o.ranks ? o.ranks : meshAttr.getNumDevices();
+  if (ranks != meshAttr.getNumDevices())
+    return fail("--ranks " + Twine(ranks) + " does not match the mesh's " +
+                Twine(meshAttr.getNumDevices()) + " devices");
+
+  // Where programs and outputs go.
+  SmallString<128> work(o.workDir);
+  if (work.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("autoshard-verify", work))
+      return fail("cannot create a temporary directory: " + ec.message());
+  } else if (std::error_code ec = llvm::sys::fs::create_directories(work)) {
+    return fail("cannot create '" + work + "': " + ec.message());
+  }
+  auto path = [&](StringRef name) {
+    SmallString<128> p(work);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  std::string originalPath = path("original.mlir");
+  std::string partitionedPath = path("partitioned.mlir");
+  if (failed(writeModule(*original, originalPath)) ||
+      failed(writeModule(*partitioned, partitionedPath)))
+    return fail("cannot write programs into '" + work + "'");
+
+  // Tools: autoshard-run beside this binary, mpirun on PATH.
+  std::string self = llvm::sys::fs::getMainExecutable(o.argv0, (void *)&fail);
+  SmallString<128> runTool(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(runTool, "autoshard-run");
+  if (!llvm::sys::fs::can_execute(runTool))
+    return fail("autoshard-run not found next to the driver at '" + runTool +
+                "'");
+  auto mpirun = llvm::sys::findProgramByName("mpirun");
+  if (!mpirun)
+    return fail("mpirun not found on PATH (install openmpi-bin)");
+
+  std::string refDir = path("reference"), distDir = path("partitioned");
+  llvm::outs() << "autoshard verify: " << o.compile.input << " on "
+               << meshAttr.toDeviceMesh().str() << ", " << ranks
+               << " ranks, backend " << o.backend << "\n";
+  llvm::outs().flush();
+  if (runRanks(*mpirun, runTool, originalPath, 1, refDir, o) ||
+      runRanks(*mpirun, runTool, partitionedPath, ranks, distDir, o))
+    return 1;
+
+  // Compare every output the reference run wrote.
+  int numOutputs = 0;
+  bool ok = true;
+  for (int i = 0;; ++i) {
+    std::string name = "output_" + std::to_string(i) + ".npy";
+    std::string ref = refDir + "/" + name, got = distDir + "/" + name;
+    if (!llvm::sys::fs::exists(ref))
+      break;
+    ++numOutputs;
+    try {
+      rt::Tensor a = rt::readNpy(got), b = rt::readNpy(ref);
+      double maxAbs = 0;
+      std::string mismatch = rt::compareTensors(a, b, o.rtol, o.atol, maxAbs);
+      double maxRef = 0;
+      if (mismatch.empty() || a.getNumElements() == b.getNumElements())
+        for (int64_t k = 0; k < b.getNumElements(); ++k)
+          maxRef = std::max(maxRef, std::fabs(b.getAsDouble(k)));
+      double rel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
+      llvm::outs() << llvm::formatv(
+          "  output {0} {1}: max abs err {2:e3}, max rel err {3:e3}  {4}\n", i,
+          b.getTypeString(), maxAbs, rel, mismatch.empty() ? "ok" : "MISMATCH");
+      if (!mismatch.empty()) {
+        llvm::outs() << "    " << mismatch << "\n";
+        ok = false;
+      }
+    } catch (const rt::Error &e) {
+      llvm::outs() << "  output " << i << ": " << e.what() << "\n";
+      ok = false;
+    }
+  }
+  if (numOutputs == 0)
+    return fail("the reference run wrote no outputs into '" + refDir + "'");
+  llvm::outs() << "autoshard verify: " << (ok ? "PASS" : "FAIL") << " ("
+               << numOutputs << " output" << (numOutputs == 1 ? "" : "s")
+               << ", rtol " << o.rtol << ", atol " << o.atol << ")\n";
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,245 @@
+//===- SolverTest.cpp - Strategy solver: optimality and determinism -------===//
+
+#include "autoshard/Propagate/Solver.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <numeric>
+#include <random>
+
+using namespace autoshard;
+
+namespace {
+
+/// Edge costs that look like reshards: every candidate gives the value one of
+/// `numLayouts` layouts; equal layouts cost nothing, others a random time.
+void addReshardLikeEdge(SolverGraph &g, unsigned src, unsigned dst,
+                        unsigned numLayouts, std::mt19937 &rng) {
+  std::uniform_int_distribution<unsigned> pick(0, numLayouts - 1);
+  std::uniform_real_distribution<double> time(1.0, 10.0);
+  std::vector<unsigned> sc(g.getNumCandidates(src)), dc(g.getNumCandidates(dst));
+  for (auto &c : sc)
+    c = pick(rng);
+  for (auto &c : dc)
+    c = pick(rng);
+  std::vector<double> cost(numLayouts * numLayouts, 0.0);
+  for (unsigned i = 0; i < numLayouts; ++i)
+    for (unsigned j = 0; j < numLayouts; ++j)
+      cost[i * numLayouts + j] = i == j ? 0.0 : time(rng);
+  g.addEdge(src, dst, sc, dc, numLayouts, numLayouts, cost);
+}
+
+SolverGraph randomNodes(unsigned n, unsigned maxCands, std::mt19937 &rng) {
+  SolverGraph g;
+  std::uniform_int_distribution<unsigned> k(1, maxCands);
+  std::uniform_real_distribution<double> c(0.0, 5.0);
+  for (unsigned i = 0; i < n; ++i) {
+    std::vector<double> costs(k(rng));
+    for (double &x : costs)
+      x = c(rng);
+    char key[16];
+    std::snprintf(key, sizeof(key), "n%03u", i);
+    g.addNode(key, costs);
+  }
+  return g;
+}
+
+/// Every assignment; the ground truth for small graphs.
+double bruteForce(const SolverGraph &g) {
+  auto allowed = resolveRestrictions(g);
+  std::vector<unsigned> x(g.getNumNodes()), idx(g.getNumNodes(), 0);
+  double best = 1e300;
+  std::function<void(unsigned)> rec = [&](unsigned v) {
+    if (v == g.getNumNodes()) {
+      best = std::min(best, g.evaluate(x));
+      return;
+    }
+    for (unsigned c : allowed[v]) {
+      x[v] = c;
+      rec(v + 1);
+    }
+  };
+  rec(0);
+  return best;
+}
+
+SolverResult run(const SolverGraph &g, SolverKind kind) {
+  SolverOptions opts;
+  opts.kind = kind;
+  SolverResult r = solve(g, opts);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.assignment.size(), g.getNumNodes());
+  EXPECT_DOUBLE_EQ(r.cost, g.evaluate(r.assignment));
+  return r;
+}
+
+TEST(SolverTest, ChainsAreSolvedExactly) {
+  std::mt19937 rng(1);
+  for (unsigned trial = 0; trial < 20; ++trial) {
+    SolverGraph g = randomNodes(30, 6, rng);
+    for (unsigned i = 0; i + 1 < 30; ++i)
+      addReshardLikeEdge(g, i, i + 1, 4, rng);
+    SolverResult dp = run(g, SolverKind::DP);
+    SolverResult ex = run(g, SolverKind::Exact);
+    EXPECT_TRUE(dp.optimal);
+    EXPECT_TRUE(ex.optimal);
+    EXPECT_NEAR(dp.cost, ex.cost, 1e-9);
+  }
+}
+
+TEST(SolverTest, TreesAreSolvedExactly) {
+  std::mt19937 rng(2);
+  for (unsigned trial = 0; trial < 20; ++trial) {
+    SolverGraph g = randomNodes(25, 5, rng);
+    for (unsigned i = 1; i < 25; ++i) {
+      std::uniform_int_distribution<unsigned> parent(0, i - 1);
+      unsigned p = parent(rng);
+      // Both directions occur in a program (fan-in and fan-out).
+      if (rng() % 2)
+        addReshardLikeEdge(g, p, i, 3, rng);
+      else
+        addReshardLikeEdge(g, i, p, 3, rng);
+    }
+    SolverResult dp = run(g, SolverKind::DP);
+    SolverResult ex = run(g, SolverKind::Exact);
+    EXPECT_TRUE(dp.optimal);
+    EXPECT_NEAR(dp.cost, ex.cost, 1e-9);
+  }
+}
+
+TEST(SolverTest, ExactMatchesBruteForce) {
+  std::mt19937 rng(3);
+  for (unsigned trial = 0; trial < 30; ++trial) {
+    SolverGraph g = randomNodes(8, 3, rng);
+    for (unsigned e = 0; e < 14; ++e) {
+      unsigned a = rng() % 8, b = rng() % 8;
+      if (a != b)
+        addReshardLikeEdge(g, std::min(a, b), std::max(a, b), 3, rng);
+    }
+    SolverResult ex = run(g, SolverKind::Exact);
+    EXPECT_TRUE(ex.optimal);
+    EXPECT_NEAR(ex.cost, bruteForce(g), 1e-9);
+  }
+}
+
+// Random DAGs shaped like programs: each op reads one to three earlier values.
+TEST(SolverTest, DefaultIsNearOptimalOnRandomDAGs) {
+  std::mt19937 rng(4);
+  double sumRatio = 0.0, maxRatio = 1.0;
+  unsigned count = 0, optimalHits = 0;
+  for (unsigned trial = 0; trial < 60; ++trial) {
+    unsigned n = 10 + trial % 31; // 10..40 ops
+    SolverGraph g = randomNodes(n, 4, rng);
+    for (unsigned v = 1; v < n; ++v) {
+      unsigned fanIn = 1 + rng() % std::min(3u, v);
+      for (unsigned f = 0; f < fanIn; ++f) {
+        unsigned lo = v > 6 ? v - 6 : 0; // mostly local, like real programs
+        unsigned u = lo + rng() % (v - lo);
+        addReshardLikeEdge(g, u, v, 4, rng);
+      }
+    }
+    SolverResult dp = run(g, SolverKind::DP);
+    SolverResult ex = run(g, SolverKind::Exact);
+    ASSERT_TRUE(ex.optimal) << "exact solver ran out of budget, trial " << trial;
+    EXPECT_LE(ex.cost, dp.cost + 1e-9);
+    double ratio = ex.cost > 0 ? dp.cost / ex.cost : 1.0;
+    sumRatio += ratio;
+    maxRatio = std::max(maxRatio, ratio);
+    optimalHits += dp.cost <= ex.cost + 1e-9;
+    ++count;
+  }
+  std::printf("random DAGs (10..40 ops): %u graphs, default/exact cost ratio "
+              "mean %.4f max %.4f, optimal on %u\n",
+              count, sumRatio / count, maxRatio, optimalHits);
+  EXPECT_LE(maxRatio, 1.10);
+}
+
+TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
+  std::mt19937 rng(5);
+  unsigned n = 30;
+  SolverGraph g = randomNodes(n, 4, rng);
+  for (unsigned v = 1; v < n; ++v)
+    for (unsigned f = 0; f < 2; ++f)
+      addReshardLikeEdge(g, rng() % v, v, 3, rng);
+  SolverResult base = run(g, SolverKind::DP);
+
+  std::vector<unsigned> perm(n);
+  std::iota(perm.begin(), perm.end(), 0u);
+  for (unsigned trial = 0; trial < 5; ++trial) {
+    std::shuffle(perm.begin(), perm.end(), rng);
+    // Node perm[i] of g becomes node i of h; edges are added in reverse.
+    std::vector<unsigned> inv(n);
+    SolverGraph h;
+    for (unsigned i = 0; i < n; ++i) {
+      inv[perm[i]] = i;
+      h.addNode(g.getNode(perm[i]).key, g.getNode(perm[i]).costs);
+    }
+    const auto &edges = g.getEdges();
+    for (auto it = edges.rbegin(); it != edges.rend(); ++it)
+      h.addEdge(inv[it->src], inv[it->dst], it->srcClass, it->dstClass,
+                it->numSrcClasses, it->numDstClasses, it->cost);
+    SolverResult r = run(h, SolverKind::DP);
+    for (unsigned v = 0; v < n; ++v)
+      EXPECT_EQ(r.assignment[inv[v]], base.assignment[v]);
+  }
+}
+
+TEST(SolverTest, HigherPriorityRestrictionWins) {
+  SolverGraph g;
+  unsigned a = g.addNode("a", {0.0, 0.0, 0.0});
+  unsigned b = g.addNode("b", {0.0, 0.0});
+  // b prefers matching a's candidate 0.
+  g.addEdge(a, b, {0, 1, 1, 0, 1, 1});
+  g.restrict(a, {2}, /*priority=*/0);
+  g.restrict(a, {1}, /*priority=*/3);
+  SolverResult r = run(g, SolverKind::DP);
+  EXPECT_EQ(r.assignment[a], 1u);
+  EXPECT_EQ(r.assignment[b], 1u);
+  // Compatible restrictions intersect.
+  SolverGraph h;
+  unsigned c = h.addNode("c", {5.0, 1.0, 0.0});
+  h.restrict(c, {0, 1});
+  h.restrict(c, {1, 2});
+  EXPECT_EQ(run(h, SolverKind::DP).assignment[c], 1u);
+}
+
+TEST(SolverTest, ParallelEdgesAddUp) {
+  SolverGraph g;
+  unsigned a = g.addNode("a", {0.0, 1.0});
+  unsigned b = g.addNode("b", {0.0, 0.0});
+  g.addEdge(a, b, {0, 2, 2, 0});
+  g.addEdge(b, a, {0, 2, 2, 0});
+  g.addEdge(a, b, {3, 0, 0, 0});
+  SolverResult r = run(g, SolverKind::DP);
+  // (0,0)=3, (0,1)=4, (1,0)=5, (1,1)=1.
+  EXPECT_EQ(r.assignment[a], 1u);
+  EXPECT_EQ(r.assignment[b], 1u);
+  EXPECT_DOUBLE_EQ(r.cost, 1.0);
+}
+
+TEST(SolverTest, MalformedGraphsAreRejected) {
+  SolverGraph g;
+  g.addNode("a", {});
+  EXPECT_NE(solve(g).error, "");
+  SolverGraph h;
+  unsigned a = h.addNode("a", {0.0});
+  unsigned b = h.addNode("b", {0.0, 1.0});
+  h.addEdge(a, b, {0.0}); // wrong size
+  EXPECT_NE(solve(h).error, "");
+  SolverGraph k;
+  k.addNode("a", {0.0});
+  k.restrict(0, {4});
+  EXPECT_NE(solve(k).error, "");
+}
+
+TEST(SolverTest, SolverKindNames) {
+  EXPECT_EQ(symbolizeSolverKind("dp"), SolverKind::DP);
+  EXPECT_EQ(symbolizeSolverKind("exact"), SolverKind::Exact);
+  EXPECT_FALSE(symbolizeSolverKind("ilp").has_value());
+  EXPECT_EQ(stringifySolverKind(SolverKind::Exact), "exact");
+}
+
+} // namespace
