@@ -78,14 +78,16 @@ LogicalResult driver::compile(ModuleOp module, const CompileOptions &options) {
     return fail("the autoshard-pipeline is not registered in this build");
   std::string pipeline;
   llvm::raw_string_ostream os(pipeline);
-  os << "builtin.module(autoshard-pipeline{solver=" << options.solver;
+  // Parsed into a module-anchored PassManager: no builtin.module() wrapper,
+  // which would nest the pipeline on (non-existent) inner modules.
+  os << "autoshard-pipeline{solver=" << options.solver;
   if (options.enableAllToAll)
     os << " enable-alltoall=true";
   if (!options.report.empty())
     os << " report=" << options.report;
   if (!options.cluster.empty())
     os << " cluster=" << options.cluster;
-  os << "})";
+  os << "}";
   PassManager pm(module.getContext());
   std::string parseErr;
   llvm::raw_string_ostream errOs(parseErr);
