@@ -2,6 +2,7 @@
 # lit configuration for autoshard's IR, tool and multi-rank tests.
 import os
 import shutil
+import subprocess
 
 import lit.formats
 
@@ -35,6 +36,19 @@ if config.mpi_enabled and shutil.which("mpirun"):
     config.available_features.add("mpi")
 if config.cuda_enabled:
     config.available_features.add("cuda")
+    # GPU tests (test/Runtime/cuda): cuda-gpu when nvidia-smi lists a GPU,
+    # cuda-gpus-N when it lists at least N (NCCL needs one GPU per rank).
+    try:
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                                 text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        listing = ""
+    gpus = sum(1 for line in listing.splitlines() if line.startswith("GPU "))
+    if gpus:
+        config.available_features.add("cuda-gpu")
+    for n in (2, 4, 8):
+        if gpus >= n:
+            config.available_features.add("cuda-gpus-%d" % n)
 if config.onnx_enabled:
     config.available_features.add("onnx")
 if shutil.which("mlir-opt", path=config.llvm_tools_dir):

@@ -41,8 +41,8 @@ bool checkKeys(const llvm::json::Object &obj,
     for (llvm::StringRef k : known)
       found |= llvm::StringRef(kv.first) == k;
     if (!found) {
-      error = ("cluster spec: unknown key '" + where + kv.first.str() + "'")
-                  .str();
+      error =
+          ("cluster spec: unknown key '" + where + kv.first.str() + "'").str();
       return false;
     }
   }
@@ -108,8 +108,8 @@ bool ClusterSpec::fromFile(const std::string &path, ClusterSpec &out,
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buf) {
-    error = "cannot read cluster spec '" + path +
-            "': " + buf.getError().message();
+    error =
+        "cannot read cluster spec '" + path + "': " + buf.getError().message();
     return false;
   }
   if (!fromJSON((*buf)->getBuffer().str(), out, error)) {
@@ -132,8 +132,8 @@ CostModel::CostModel(DeviceMesh meshIn, ClusterSpec clusterIn)
   int64_t span = 1;
   for (int64_t a = numAxes - 1; a >= 0; --a) {
     span *= mesh.getAxisSize(a);
-    links[a] = span <= cluster.gpusPerNode ? cluster.intraNode
-                                           : cluster.interNode;
+    links[a] =
+        span <= cluster.gpusPerNode ? cluster.intraNode : cluster.interNode;
     const MeshAxis &axis = mesh.getAxis(a);
     if (axis.bandwidthGBps > 0)
       links[a].bandwidthGBps = axis.bandwidthGBps;
@@ -167,9 +167,10 @@ double CostModel::getTransferTimeUs(const std::vector<int64_t> &axes,
   return link.latencyUs + bytes / (link.bandwidthGBps * 1e3);
 }
 
-double CostModel::getTensorBytesPerDevice(
-    const TensorLayout &layout, const std::vector<int64_t> &globalShape,
-    int64_t elemBytes) const {
+double
+CostModel::getTensorBytesPerDevice(const TensorLayout &layout,
+                                   const std::vector<int64_t> &globalShape,
+                                   int64_t elemBytes) const {
   double bytes = static_cast<double>(elemBytes);
   for (size_t d = 0; d < globalShape.size(); ++d) {
     int64_t extent = globalShape[d];
@@ -225,8 +226,7 @@ double CostModel::getStepBytes(const CollectiveStep &step,
     return frac * getTensorBytesPerDevice(step.after, globalShape, elemBytes);
   case CollectiveKind::ReduceScatter:
   case CollectiveKind::AllToAll:
-    return frac *
-           getTensorBytesPerDevice(step.before, globalShape, elemBytes);
+    return frac * getTensorBytesPerDevice(step.before, globalShape, elemBytes);
   case CollectiveKind::Permute:
     return step.pairs.empty()
                ? 0.0

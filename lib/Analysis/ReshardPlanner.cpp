@@ -52,8 +52,7 @@ struct State {
     kind = 0;
   }
   bool operator==(const State &o) const {
-    return dim == o.dim && pos == o.pos && uneven == o.uneven &&
-           kind == o.kind;
+    return dim == o.dim && pos == o.pos && uneven == o.uneven && kind == o.kind;
   }
 };
 
@@ -63,7 +62,8 @@ struct StateHash {
     uint64_t h = 1469598103934665603ull;
     auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
     for (int i = 0; i < kMaxAxes; ++i)
-      mix(static_cast<uint8_t>(s.dim[i]) | (static_cast<uint8_t>(s.pos[i]) << 8));
+      mix(static_cast<uint8_t>(s.dim[i]) |
+          (static_cast<uint8_t>(s.pos[i]) << 8));
     for (int i = 0; i < kMaxUneven; ++i)
       mix(s.uneven[i]);
     mix(s.kind);
@@ -107,9 +107,8 @@ class Search {
 public:
   Search(const CostModel &model, const std::vector<int64_t> &shape,
          int64_t elemBytes, const PlannerOptions &options)
-      : model(model), mesh(model.getMesh()), shape(shape),
-        elemBytes(elemBytes), options(options),
-        numAxes(static_cast<int>(mesh.getNumAxes())),
+      : model(model), mesh(model.getMesh()), shape(shape), elemBytes(elemBytes),
+        options(options), numAxes(static_cast<int>(mesh.getNumAxes())),
         rank(static_cast<int>(shape.size())) {}
 
   std::optional<ReshardPlan> run(const TensorLayout &from,
@@ -236,9 +235,9 @@ uint16_t Search::intern(std::vector<int64_t> v, int64_t extent) {
   int64_t n = static_cast<int64_t>(v.size());
   if (n <= 1)
     return 0;
-  if (extent % n == 0 &&
-      std::all_of(v.begin(), v.end(),
-                  [&](int64_t x) { return x == extent / n; }))
+  if (extent % n == 0 && std::all_of(v.begin(), v.end(), [&](int64_t x) {
+        return x == extent / n;
+      }))
     return 0;
   auto it = sizeIds.find(v);
   if (it != sizeIds.end())
@@ -457,14 +456,14 @@ void Search::groupOrders(const State &before, const State &after,
     for (int a = 0; a < numAxes; ++a) {
       if (before.dim[a] == code)
         o.a.a[code == kUnused ? o.a.n : before.pos[a]] = static_cast<int8_t>(a),
-            ++o.a.n;
+                                        ++o.a.n;
       if (after.dim[a] == code)
         o.b.a[code == kUnused ? o.b.n : after.pos[a]] = static_cast<int8_t>(a),
-            ++o.b.n;
+                                        ++o.b.n;
     }
     // Identical lists map every device's coordinates to themselves.
-    if (o.a.n == o.b.n && std::equal(o.a.a.begin(), o.a.a.begin() + o.a.n,
-                                     o.b.a.begin()))
+    if (o.a.n == o.b.n &&
+        std::equal(o.a.a.begin(), o.a.a.begin() + o.a.n, o.b.a.begin()))
       continue;
     out.push_back(o);
   }
@@ -732,9 +731,8 @@ void Search::expand(int nodeIdx) {
     permuteTo(goal);
   for (int a = 0; a < numAxes; ++a) {
     for (int b = a + 1; b < numAxes; ++b) {
-      if (mesh.getAxisSize(a) != mesh.getAxisSize(b) ||
-          s.dim[a] == kPartial || s.dim[b] == kPartial ||
-          (s.dim[a] == kUnused && s.dim[b] == kUnused))
+      if (mesh.getAxisSize(a) != mesh.getAxisSize(b) || s.dim[a] == kPartial ||
+          s.dim[b] == kPartial || (s.dim[a] == kUnused && s.dim[b] == kUnused))
         continue;
       State next = s;
       std::swap(next.dim[a], next.dim[b]);
@@ -784,10 +782,9 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
     auto [t, c, l, idx] = queue.top();
     queue.pop();
     Node &n = nodes[idx];
-    if (n.done || std::make_tuple(t, c, l) != std::make_tuple(
-                                                  n.cost.timePs,
-                                                  n.cost.commSteps,
-                                                  n.cost.localSteps))
+    if (n.done ||
+        std::make_tuple(t, c, l) !=
+            std::make_tuple(n.cost.timePs, n.cost.commSteps, n.cost.localSteps))
       continue;
     n.done = true;
     if (n.state == goal) {
@@ -860,12 +857,10 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
 
 } // namespace
 
-std::optional<ReshardPlan>
-autoshard::planReshard(const CostModel &model,
-                       const std::vector<int64_t> &globalShape,
-                       int64_t elemBytes, const TensorLayout &from,
-                       const TensorLayout &to, const PlannerOptions &options,
-                       std::string &error) {
+std::optional<ReshardPlan> autoshard::planReshard(
+    const CostModel &model, const std::vector<int64_t> &globalShape,
+    int64_t elemBytes, const TensorLayout &from, const TensorLayout &to,
+    const PlannerOptions &options, std::string &error) {
   const DeviceMesh &mesh = model.getMesh();
   if (mesh.getNumAxes() > kMaxAxes) {
     error = "cannot plan reshard: meshes of more than " +
@@ -890,8 +885,8 @@ autoshard::planReshard(const CostModel &model,
         {&to, "target"}}) {
     std::string msg = layout->validate(mesh, &globalShape);
     if (!msg.empty()) {
-      error = std::string("cannot plan reshard: invalid ") + what +
-              " layout " + layout->str(mesh) + ": " + msg;
+      error = std::string("cannot plan reshard: invalid ") + what + " layout " +
+              layout->str(mesh) + ": " + msg;
       return std::nullopt;
     }
   }
@@ -900,9 +895,9 @@ autoshard::planReshard(const CostModel &model,
 }
 
 std::optional<ReshardPlan>
-ReshardPlanner::plan(const std::vector<int64_t> &globalShape,
-                     int64_t elemBytes, const TensorLayout &from,
-                     const TensorLayout &to, std::string &error) {
+ReshardPlanner::plan(const std::vector<int64_t> &globalShape, int64_t elemBytes,
+                     const TensorLayout &from, const TensorLayout &to,
+                     std::string &error) {
   std::ostringstream key;
   auto put = [&](const TensorLayout &l) {
     key << '|';

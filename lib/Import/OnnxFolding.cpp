@@ -52,9 +52,8 @@ const char *autoshard::onnx_import::onnxTypeName(int32_t t) {
   return "an unknown type";
 }
 
-FailureOr<HostTensor>
-autoshard::onnx_import::readTensorProto(const onnx::TensorProto &t,
-                                        StringRef modelDir, std::string &error) {
+FailureOr<HostTensor> autoshard::onnx_import::readTensorProto(
+    const onnx::TensorProto &t, StringRef modelDir, std::string &error) {
   std::optional<ElemKind> kind = elemKindFromOnnx(t.data_type());
   if (!kind) {
     error = std::string("element type ") + onnxTypeName(t.data_type()) +
@@ -88,7 +87,8 @@ autoshard::onnx_import::readTensorProto(const onnx::TensorProto &t,
     }
     StringRef bytes = (*buf)->getBuffer();
     if (offset > bytes.size()) {
-      error = "external data offset is past the end of '" + std::string(path) + "'";
+      error =
+          "external data offset is past the end of '" + std::string(path) + "'";
       return failure();
     }
     external = bytes.substr(offset, length ? length : StringRef::npos).str();
@@ -330,9 +330,9 @@ FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
     setOutput(0, in(0));
     return opType == "Identity" || node->output_size() < 2;
   }
-  auto binary = [&](ElemKind outKind, std::function<double(double, double)> f,
-                    std::function<int64_t(int64_t, int64_t)> g)
-      -> FailureOr<bool> {
+  auto binary =
+      [&](ElemKind outKind, std::function<double(double, double)> f,
+          std::function<int64_t(int64_t, int64_t)> g) -> FailureOr<bool> {
     const HostTensor &y = *in(1).constant;
     std::optional<HostTensor> r = hostElementwise(
         {&x, &y}, outKind, x.isFloat() || y.isFloat(),
@@ -358,19 +358,23 @@ FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
     return binary(k, std::divides<double>(), std::divides<int64_t>());
   }
   if (opType == "Pow")
-    return binary(k, [](double a, double b) { return std::pow(a, b); },
-                  [](int64_t a, int64_t b) {
-                    return static_cast<int64_t>(std::pow(a, b));
-                  });
+    return binary(
+        k, [](double a, double b) { return std::pow(a, b); },
+        [](int64_t a, int64_t b) {
+          return static_cast<int64_t>(std::pow(a, b));
+        });
   if (opType == "Equal")
-    return binary(ElemKind::Bool, [](double a, double b) { return a == b; },
-                  [](int64_t a, int64_t b) { return a == b; });
+    return binary(
+        ElemKind::Bool, [](double a, double b) { return a == b; },
+        [](int64_t a, int64_t b) { return a == b; });
   if (opType == "Less")
-    return binary(ElemKind::Bool, [](double a, double b) { return a < b; },
-                  [](int64_t a, int64_t b) { return a < b; });
+    return binary(
+        ElemKind::Bool, [](double a, double b) { return a < b; },
+        [](int64_t a, int64_t b) { return a < b; });
   if (opType == "Greater")
-    return binary(ElemKind::Bool, [](double a, double b) { return a > b; },
-                  [](int64_t a, int64_t b) { return a > b; });
+    return binary(
+        ElemKind::Bool, [](double a, double b) { return a > b; },
+        [](int64_t a, int64_t b) { return a > b; });
   if (opType == "Where") {
     const HostTensor &y = *in(1).constant, &z = *in(2).constant;
     std::optional<HostTensor> r = hostElementwise(

@@ -120,7 +120,8 @@ static LogicalResult staticShape(const onnx::ValueInfoProto &vi,
   const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
   std::optional<ElemKind> k = elemKindFromOnnx(tt.elem_type());
   if (!k)
-    return emitError(loc) << "graph input '" << vi.name() << "' has element type "
+    return emitError(loc) << "graph input '" << vi.name()
+                          << "' has element type "
                           << onnxTypeName(tt.elem_type())
                           << ", which is not supported";
   kind = *k;
@@ -130,11 +131,10 @@ static LogicalResult staticShape(const onnx::ValueInfoProto &vi,
   shape.clear();
   for (const auto &d : tt.shape().dim()) {
     if (!d.has_dim_value() || d.dim_value() < 0)
-      return emitError(loc) << "graph input '" << vi.name()
-                            << "' has a dynamic dim"
-                            << (d.has_dim_param() ? " '" + d.dim_param() + "'"
-                                                  : std::string())
-                            << "; export the model with static shapes";
+      return emitError(loc)
+             << "graph input '" << vi.name() << "' has a dynamic dim"
+             << (d.has_dim_param() ? " '" + d.dim_param() + "'" : std::string())
+             << "; export the model with static shapes";
     shape.push_back(d.dim_value());
   }
   return success();
@@ -183,8 +183,8 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
       if (!werr.empty())
         return emitError(nodeLoc(t.name())) << werr;
     }
-    args.push_back(ArgInfo{t.name(), h->shape, ElemKind::F32,
-                           std::string(file)});
+    args.push_back(
+        ArgInfo{t.name(), h->shape, ElemKind::F32, std::string(file)});
   }
   return success();
 }
@@ -193,7 +193,8 @@ LogicalResult ModelImporter::resolveStrategies(const onnx::GraphProto &graph) {
   llvm::StringSet<> argNames;
   for (const ArgInfo &a : args)
     argNames.insert(a.name);
-  auto compile = [&](StringRef glob, Location loc) -> std::optional<llvm::GlobPattern> {
+  auto compile = [&](StringRef glob,
+                     Location loc) -> std::optional<llvm::GlobPattern> {
     auto pat = llvm::GlobPattern::create(glob);
     if (!pat) {
       emitError(loc) << "invalid glob '" << glob
@@ -215,8 +216,8 @@ LogicalResult ModelImporter::resolveStrategies(const onnx::GraphProto &graph) {
         return emitError(entry.loc)
                << "'match: " << entry.match << "' matches node '"
                << nodeName(graph.node(n), n)
-               << "', which takes one layout per input: use 'splits' or "
-                  "'in' instead of 'layout'";
+               << "', which takes a list of layouts, one per input (e.g. "
+                  "splits: [[2, 1], [1, 4]]), not a single tensor layout";
       nodeStrategy[n] = e;
     }
     bool matchedInt = false;
@@ -271,11 +272,11 @@ LogicalResult ModelImporter::annotateArgs(func::FuncOp func) {
     std::string err;
     TensorLayout layout = ls.resolve(spec->mesh, arg.shape, err);
     if (!err.empty())
-      return emitError(ls.loc) << "impossible layout " << ls.str()
-                               << " for '" << arg.name << "' (shape "
-                               << RankedTensorType::get(arg.shape,
-                                                        getElemType(ctx, arg.kind))
-                               << "): " << err;
+      return emitError(ls.loc)
+             << "impossible layout " << ls.str() << " for '" << arg.name
+             << "' (shape "
+             << RankedTensorType::get(arg.shape, getElemType(ctx, arg.kind))
+             << "): " << err;
     BlockArgument ba = entry.getArgument(i);
     auto annotate = dist::AnnotateOp::create(
         builder, nodeLoc(arg.name), ba, dist::LayoutAttr::get(mesh, layout),
@@ -287,9 +288,8 @@ LogicalResult ModelImporter::annotateArgs(func::FuncOp func) {
 
 /// Re-expresses a layout of an ONNX tensor for a main-op operand whose dim d
 /// is the tensor's dim dims[d] (-1: a unit dim the importer added).
-static std::optional<TensorLayout> project(const TensorLayout &l,
-                                           ArrayRef<int64_t> dims,
-                                           std::string &err) {
+static std::optional<TensorLayout>
+project(const TensorLayout &l, ArrayRef<int64_t> dims, std::string &err) {
   TensorLayout out = TensorLayout::replicated(dims.size());
   std::vector<bool> used(l.getRank(), false);
   for (auto [d, src] : llvm::enumerate(dims)) {
@@ -359,7 +359,8 @@ LogicalResult ModelImporter::applyNodeStrategy(const onnx::NodeProto &node,
              << "input #" << src->input << " ('" << node.input(src->input)
              << "')";
     std::string err;
-    std::optional<TensorLayout> l = project(*inLayouts[src->input], src->dims, err);
+    std::optional<TensorLayout> l =
+        project(*inLayouts[src->input], src->dims, err);
     if (!l)
       return emitError(entry.inputs[src->input].loc)
              << "impossible split for input #" << src->input << " of node '"
@@ -414,7 +415,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
   const onnx::GraphProto &graph = model.graph();
 
   if (!options.strategyFile.empty()) {
-    FailureOr<StrategySpec> parsed = parseStrategyFile(options.strategyFile, ctx);
+    FailureOr<StrategySpec> parsed =
+        parseStrategyFile(options.strategyFile, ctx);
     if (failed(parsed))
       return nullptr;
     spec = std::move(*parsed);
@@ -431,7 +433,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
   builder.setInsertionPointToEnd(module->getBody());
   SmallVector<Type> argTypes;
   for (const ArgInfo &a : args)
-    argTypes.push_back(RankedTensorType::get(a.shape, getElemType(ctx, a.kind)));
+    argTypes.push_back(
+        RankedTensorType::get(a.shape, getElemType(ctx, a.kind)));
   auto func = func::FuncOp::create(builder, fileLoc, "main",
                                    builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
@@ -479,7 +482,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
     results.push_back(importer.materialize(it->second));
   }
   func::ReturnOp::create(builder, fileLoc, results);
-  func.setType(builder.getFunctionType(argTypes, TypeRange(ValueRange(results))));
+  func.setType(
+      builder.getFunctionType(argTypes, TypeRange(ValueRange(results))));
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, kNameAttrName, builder.getStringAttr(out.name()));
   if (failed(verify(*module)))
@@ -528,9 +532,9 @@ autoshard::importOnnxModel(StringRef bytes, StringRef path, MLIRContext *ctx,
   return ModelImporter(ctx, path, options).run(model);
 }
 
-OwningOpRef<ModuleOp> autoshard::importOnnxFile(StringRef path,
-                                                MLIRContext *ctx,
-                                                const OnnxImportOptions &options) {
+OwningOpRef<ModuleOp>
+autoshard::importOnnxFile(StringRef path, MLIRContext *ctx,
+                          const OnnxImportOptions &options) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buf) {
     emitError(FileLineColLoc::get(ctx, path, 0, 0))
@@ -542,7 +546,8 @@ OwningOpRef<ModuleOp> autoshard::importOnnxFile(StringRef path,
 
 void autoshard::registerOnnxImportTranslation() {
   static llvm::cl::opt<std::string> strategy(
-      "strategy", llvm::cl::desc("Strategy file (YAML or JSON) for --import-onnx"),
+      "strategy",
+      llvm::cl::desc("Strategy file (YAML or JSON) for --import-onnx"),
       llvm::cl::value_desc("file"), llvm::cl::init(""));
   static llvm::cl::opt<std::string> weightsDir(
       "weights-dir",

@@ -67,9 +67,7 @@ struct Val {
 
   bool isConstant() const { return constant != nullptr; }
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
-  bool isScalarConstant() const {
-    return constant && constant->numel() == 1;
-  }
+  bool isScalarConstant() const { return constant && constant->numel() == 1; }
 };
 
 /// Where a main-op operand comes from: ONNX input `input`, with operand dim d

@@ -168,8 +168,8 @@ Value NodeImporter::scalarConstant(OpBuilder &bb, double v, ElemKind kind) {
   Type t = getElemType(ctx, kind);
   if (kind == ElemKind::F32)
     return arith::ConstantOp::create(bb, loc, bb.getFloatAttr(t, v));
-  return arith::ConstantOp::create(bb, loc,
-                                   bb.getIntegerAttr(t, static_cast<int64_t>(v)));
+  return arith::ConstantOp::create(
+      bb, loc, bb.getIntegerAttr(t, static_cast<int64_t>(v)));
 }
 
 Value NodeImporter::zeroFilled(ArrayRef<int64_t> shape, ElemKind kind) {
@@ -266,8 +266,7 @@ Value NodeImporter::reshapeTo(Value v, ArrayRef<int64_t> from,
         break;
     }
     // Unit dims that follow a finished group belong to it.
-    while (i < from.size() && from[i] == 1 &&
-           (j >= to.size() || to[j] != 1))
+    while (i < from.size() && from[i] == 1 && (j >= to.size() || to[j] != 1))
       gi.push_back(i++);
     while (j < to.size() && to[j] == 1 && (i >= from.size() || from[i] != 1))
       gj.push_back(j++);
@@ -285,12 +284,10 @@ Value NodeImporter::reshapeTo(Value v, ArrayRef<int64_t> from,
   }
   // Drop empty groups produced by rank-0 tensors.
   bool rank0 = from.empty() || to.empty();
-  bool pureExpand = !rank0 && llvm::all_of(inGroups, [](auto &g) {
-    return g.size() == 1;
-  });
-  bool pureCollapse = !rank0 && llvm::all_of(outGroups, [](auto &g) {
-    return g.size() == 1;
-  });
+  bool pureExpand =
+      !rank0 && llvm::all_of(inGroups, [](auto &g) { return g.size() == 1; });
+  bool pureCollapse =
+      !rank0 && llvm::all_of(outGroups, [](auto &g) { return g.size() == 1; });
   if (rank0) {
     // Through a rank-0 tensor: collapse everything, then expand.
     Value scalar = v;
@@ -393,20 +390,21 @@ FailureOr<Value> NodeImporter::elementwise(ArrayRef<int64_t> inputIdx,
     operands.push_back(broadcastInput(in(i), i, *outShape, rank));
   }
   SmallVector<IteratorType> iters(rank, IteratorType::parallel);
-  Operation *op = buildGeneric(
-      operands, *outShape, outKind, iters, Value(), b.getMultiDimIdentityMap(rank),
-      [&](OpBuilder &bb, Location l, ArrayRef<Value> args) {
-        SmallVector<Value> scalars;
-        for (auto [k, i] : llvm::enumerate(inputIdx)) {
-          if (slot[k] >= 0) {
-            scalars.push_back(args[slot[k]]);
-            continue;
-          }
-          const HostTensor &c = *in(i).constant;
-          scalars.push_back(scalarConstant(bb, c.getF(0), c.kind));
-        }
-        return body(bb, l, scalars);
-      });
+  Operation *op =
+      buildGeneric(operands, *outShape, outKind, iters, Value(),
+                   b.getMultiDimIdentityMap(rank),
+                   [&](OpBuilder &bb, Location l, ArrayRef<Value> args) {
+                     SmallVector<Value> scalars;
+                     for (auto [k, i] : llvm::enumerate(inputIdx)) {
+                       if (slot[k] >= 0) {
+                         scalars.push_back(args[slot[k]]);
+                         continue;
+                       }
+                       const HostTensor &c = *in(i).constant;
+                       scalars.push_back(scalarConstant(bb, c.getF(0), c.kind));
+                     }
+                     return body(bb, l, scalars);
+                   });
   main.op = op;
   main.operands.clear();
   for (const GenericInput &g : operands)
@@ -459,14 +457,23 @@ static Value buildBinary(OpBuilder &b, Location loc, StringRef op, Value x,
     return isFloat ? Value(arith::DivFOp::create(b, loc, x, y))
                    : Value(arith::DivSIOp::create(b, loc, x, y));
   if (op == "Equal")
-    return isFloat ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y))
-                   : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y));
+    return isFloat
+               ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             x, y))
+               : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             x, y));
   if (op == "Less")
-    return isFloat ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, y))
-                   : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y));
+    return isFloat
+               ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                             x, y))
+               : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             x, y));
   if (op == "Greater")
-    return isFloat ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y))
-                   : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, y));
+    return isFloat
+               ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                             x, y))
+               : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                             x, y));
   llvm_unreachable("not a binary op");
 }
 
@@ -480,10 +487,10 @@ LogicalResult NodeImporter::convertElementwise(StringRef opType) {
   FailureOr<Value> r = failure();
   if (opType == "Add" || opType == "Sub" || opType == "Mul" ||
       opType == "Div") {
-    r = elementwise({0, 1}, kind, [&](OpBuilder &bb, Location l,
-                                      ArrayRef<Value> a) {
-      return buildBinary(bb, l, opType, a[0], a[1]);
-    });
+    r = elementwise({0, 1}, kind,
+                    [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+                      return buildBinary(bb, l, opType, a[0], a[1]);
+                    });
   } else if (opType == "Equal" || opType == "Less" || opType == "Greater") {
     r = elementwise({0, 1}, ElemKind::Bool,
                     [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
@@ -496,74 +503,81 @@ LogicalResult NodeImporter::convertElementwise(StringRef opType) {
     if (in(1).isScalarConstant())
       exponent = in(1).constant->getF(0);
     // x^2 and x^0.5 are what normalisations export; keep them exact.
-    r = elementwise({0, 1}, kind, [&](OpBuilder &bb, Location l,
-                                      ArrayRef<Value> a) -> Value {
-      if (exponent && *exponent == 2.0)
-        return arith::MulFOp::create(bb, l, a[0], a[0]);
-      if (exponent && *exponent == 1.0)
-        return a[0];
-      if (exponent && *exponent == 0.5)
-        return math::SqrtOp::create(bb, l, a[0]);
-      Value e = a[1];
-      if (!isa<FloatType>(e.getType()))
-        e = arith::SIToFPOp::create(bb, l, a[0].getType(), e);
-      return math::PowFOp::create(bb, l, a[0], e);
-    });
+    r = elementwise({0, 1}, kind,
+                    [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+                      if (exponent && *exponent == 2.0)
+                        return arith::MulFOp::create(bb, l, a[0], a[0]);
+                      if (exponent && *exponent == 1.0)
+                        return a[0];
+                      if (exponent && *exponent == 0.5)
+                        return math::SqrtOp::create(bb, l, a[0]);
+                      Value e = a[1];
+                      if (!isa<FloatType>(e.getType()))
+                        e = arith::SIToFPOp::create(bb, l, a[0].getType(), e);
+                      return math::PowFOp::create(bb, l, a[0], e);
+                    });
   } else if (opType == "Where") {
     r = elementwise({0, 1, 2}, in(1).kind,
                     [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
-                      return Value(arith::SelectOp::create(bb, l, a[0], a[1], a[2]));
+                      return Value(
+                          arith::SelectOp::create(bb, l, a[0], a[1], a[2]));
                     });
   } else {
     // Unary.
     if (opType != "Relu" && opType != "Neg" && opType != "Abs" &&
         failed(needFloat()))
       return failure();
-    r = elementwise({0}, kind, [&](OpBuilder &bb, Location l,
-                                   ArrayRef<Value> a) -> Value {
-      Value x = a[0];
-      Type t = x.getType();
-      bool isFloat = isa<FloatType>(t);
-      if (opType == "Sqrt")
-        return math::SqrtOp::create(bb, l, x);
-      if (opType == "Erf")
-        return math::ErfOp::create(bb, l, x);
-      if (opType == "Tanh")
-        return math::TanhOp::create(bb, l, x);
-      if (opType == "Exp")
-        return math::ExpOp::create(bb, l, x);
-      if (opType == "Log")
-        return math::LogOp::create(bb, l, x);
-      if (opType == "Reciprocal") {
-        Value one = arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, 1.0));
-        return arith::DivFOp::create(bb, l, one, x);
-      }
-      if (opType == "Sigmoid") {
-        // 1 / (1 + exp(-x)): math has no sigmoid.
-        Value one = arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, 1.0));
-        Value e = math::ExpOp::create(bb, l, arith::NegFOp::create(bb, l, x));
-        return arith::DivFOp::create(bb, l, one,
-                                     arith::AddFOp::create(bb, l, one, e));
-      }
-      if (opType == "Relu") {
-        if (isFloat) {
-          Value zero = arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, 0.0));
-          return arith::MaximumFOp::create(bb, l, x, zero);
-        }
-        Value zero = arith::ConstantOp::create(bb, l, bb.getIntegerAttr(t, 0));
-        return arith::MaxSIOp::create(bb, l, x, zero);
-      }
-      if (opType == "Neg") {
-        if (isFloat)
-          return arith::NegFOp::create(bb, l, x);
-        Value zero = arith::ConstantOp::create(bb, l, bb.getIntegerAttr(t, 0));
-        return arith::SubIOp::create(bb, l, zero, x);
-      }
-      if (opType == "Abs")
-        return isFloat ? Value(math::AbsFOp::create(bb, l, x))
-                       : Value(math::AbsIOp::create(bb, l, x));
-      llvm_unreachable("unhandled unary op");
-    });
+    r = elementwise(
+        {0}, kind, [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+          Value x = a[0];
+          Type t = x.getType();
+          bool isFloat = isa<FloatType>(t);
+          if (opType == "Sqrt")
+            return math::SqrtOp::create(bb, l, x);
+          if (opType == "Erf")
+            return math::ErfOp::create(bb, l, x);
+          if (opType == "Tanh")
+            return math::TanhOp::create(bb, l, x);
+          if (opType == "Exp")
+            return math::ExpOp::create(bb, l, x);
+          if (opType == "Log")
+            return math::LogOp::create(bb, l, x);
+          if (opType == "Reciprocal") {
+            Value one =
+                arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, 1.0));
+            return arith::DivFOp::create(bb, l, one, x);
+          }
+          if (opType == "Sigmoid") {
+            // 1 / (1 + exp(-x)): math has no sigmoid.
+            Value one =
+                arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, 1.0));
+            Value e =
+                math::ExpOp::create(bb, l, arith::NegFOp::create(bb, l, x));
+            return arith::DivFOp::create(bb, l, one,
+                                         arith::AddFOp::create(bb, l, one, e));
+          }
+          if (opType == "Relu") {
+            if (isFloat) {
+              Value zero =
+                  arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, 0.0));
+              return arith::MaximumFOp::create(bb, l, x, zero);
+            }
+            Value zero =
+                arith::ConstantOp::create(bb, l, bb.getIntegerAttr(t, 0));
+            return arith::MaxSIOp::create(bb, l, x, zero);
+          }
+          if (opType == "Neg") {
+            if (isFloat)
+              return arith::NegFOp::create(bb, l, x);
+            Value zero =
+                arith::ConstantOp::create(bb, l, bb.getIntegerAttr(t, 0));
+            return arith::SubIOp::create(bb, l, zero, x);
+          }
+          if (opType == "Abs")
+            return isFloat ? Value(math::AbsFOp::create(bb, l, x))
+                           : Value(math::AbsIOp::create(bb, l, x));
+          llvm_unreachable("unhandled unary op");
+        });
   }
   if (failed(r))
     return failure();
@@ -603,8 +617,7 @@ LogicalResult NodeImporter::convertMatMul() {
     return error() << "contraction dims differ (" << k << " vs " << k2 << ")";
   std::vector<int64_t> aBatch(a.shape.begin(), a.shape.end() - 2);
   std::vector<int64_t> bBatch(bv.shape.begin(), bv.shape.end() - 2);
-  std::optional<std::vector<int64_t>> batch =
-      broadcastShapes({aBatch, bBatch});
+  std::optional<std::vector<int64_t>> batch = broadcastShapes({aBatch, bBatch});
   if (!batch)
     return error() << "batch dims do not broadcast";
   std::vector<int64_t> outShape = *batch;
@@ -669,13 +682,14 @@ LogicalResult NodeImporter::convertMatMul() {
     SmallVector<AffineExpr> outExprs;
     for (int64_t d = 0; d < nb + 2; ++d)
       outExprs.push_back(b.getAffineDimExpr(d));
-    Operation *op = buildGeneric(
-        ops, outShape, ElemKind::F32, iters, zeroFilled(outShape, ElemKind::F32),
-        AffineMap::get(loops, 0, outExprs, ctx),
-        [](OpBuilder &bb, Location l, ArrayRef<Value> x) -> Value {
-          Value p = arith::MulFOp::create(bb, l, x[0], x[1]);
-          return arith::AddFOp::create(bb, l, x[2], p);
-        });
+    Operation *op =
+        buildGeneric(ops, outShape, ElemKind::F32, iters,
+                     zeroFilled(outShape, ElemKind::F32),
+                     AffineMap::get(loops, 0, outExprs, ctx),
+                     [](OpBuilder &bb, Location l, ArrayRef<Value> x) -> Value {
+                       Value p = arith::MulFOp::create(bb, l, x[0], x[1]);
+                       return arith::AddFOp::create(bb, l, x[2], p);
+                     });
     main.op = op;
     main.operands = {ops[0].source, ops[1].source};
     result = op->getResult(0);
@@ -718,8 +732,9 @@ LogicalResult NodeImporter::convertGemm() {
   if (k != k2)
     return error() << "contraction dims differ (" << k << " vs " << k2 << ")";
   std::vector<int64_t> outShape = {m, n};
-  auto mm = linalg::MatmulOp::create(b, loc, ValueRange{lhs, rhs},
-                                     ValueRange{zeroFilled(outShape, ElemKind::F32)});
+  auto mm =
+      linalg::MatmulOp::create(b, loc, ValueRange{lhs, rhs},
+                               ValueRange{zeroFilled(outShape, ElemKind::F32)});
   MainOp mmInfo;
   mmInfo.op = mm;
   mmInfo.operands = {OperandSource{0, transA ? SmallVector<int64_t>{1, 0}
@@ -747,13 +762,15 @@ LogicalResult NodeImporter::convertGemm() {
           Value acc = x[0];
           if (alpha != 1.0f)
             acc = arith::MulFOp::create(
-                bb, l, acc, arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, alpha)));
+                bb, l, acc,
+                arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, alpha)));
           if (x.size() < 2)
             return acc;
           Value c = x[1];
           if (beta != 1.0f)
             c = arith::MulFOp::create(
-                bb, l, c, arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, beta)));
+                bb, l, c,
+                arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, beta)));
           return arith::AddFOp::create(bb, l, acc, c);
         });
     if (failed(r))
@@ -790,12 +807,12 @@ LogicalResult NodeImporter::convertGather() {
     if (k < 0 || k >= data.shape[axis])
       return error() << "index " << idx.constant->getI(0)
                      << " is out of range for dim " << data.shape[axis];
-    SmallVector<int64_t> offsets(data.rank(), 0), sizes(data.shape.begin(), data.shape.end()),
-        strides(data.rank(), 1);
+    SmallVector<int64_t> offsets(data.rank(), 0),
+        sizes(data.shape.begin(), data.shape.end()), strides(data.rank(), 1);
     offsets[axis] = k;
     sizes[axis] = 1;
-    Value slice = extractSlice(b, loc, materialize(data),
-                                                 offsets, sizes, strides);
+    Value slice =
+        extractSlice(b, loc, materialize(data), offsets, sizes, strides);
     setOutput(0, reshapeTo(slice, sizes, outShape), data.kind);
     return success();
   }
@@ -1001,8 +1018,8 @@ LogicalResult NodeImporter::convertSlice() {
   if (ends->size() != starts->size() || axes.size() != starts->size() ||
       steps.size() != starts->size())
     return error() << "starts, ends, axes and steps differ in length";
-  SmallVector<int64_t> offsets(x.rank(), 0), sizes(x.shape.begin(), x.shape.end()),
-      strides(x.rank(), 1);
+  SmallVector<int64_t> offsets(x.rank(), 0),
+      sizes(x.shape.begin(), x.shape.end()), strides(x.rank(), 1);
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t axis = axes[i];
     if (failed(normalizeAxis(axis, x.rank())))
@@ -1026,8 +1043,7 @@ LogicalResult NodeImporter::convertSlice() {
     setOutput(0, sliceHost(*x.constant, offsets, sizes, strides));
     return success();
   }
-  Value r = extractSlice(b, loc, materialize(x), offsets,
-                                           sizes, strides);
+  Value r = extractSlice(b, loc, materialize(x), offsets, sizes, strides);
   setOutput(0, r, x.kind);
   return success();
 }
@@ -1069,15 +1085,14 @@ LogicalResult NodeImporter::convertSplit() {
     sizes = *s; // opset < 13 spelling, accepted for robustness
   } else {
     if (x.shape[axis] % numOut)
-      return error() << "dim " << x.shape[axis] << " does not split evenly into "
-                     << numOut << " outputs";
+      return error() << "dim " << x.shape[axis]
+                     << " does not split evenly into " << numOut << " outputs";
     sizes.assign(numOut, x.shape[axis] / numOut);
   }
   if (static_cast<int64_t>(sizes.size()) != numOut)
     return error() << "split has " << sizes.size() << " sizes for " << numOut
                    << " outputs";
-  if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) !=
-      x.shape[axis])
+  if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != x.shape[axis])
     return error() << "split sizes do not add up to dim " << x.shape[axis];
   Value src = materialize(x);
   int64_t offset = 0;
@@ -1087,9 +1102,7 @@ LogicalResult NodeImporter::convertSplit() {
     offs[axis] = offset;
     sz[axis] = sizes[i];
     offset += sizes[i];
-    setOutput(i,
-              extractSlice(b, loc, src, offs, sz, strides)
-                  .getResult(),
+    setOutput(i, extractSlice(b, loc, src, offs, sz, strides).getResult(),
               x.kind);
   }
   return success();
@@ -1154,7 +1167,8 @@ LogicalResult NodeImporter::convertLayerNorm() {
                    x.shape, ElemKind::F32, par, Value(), ident,
                    [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
                      Value mean = arith::MulFOp::create(
-                         bb, l, a[1], scalarConstant(bb, invCount, ElemKind::F32));
+                         bb, l, a[1],
+                         scalarConstant(bb, invCount, ElemKind::F32));
                      return arith::SubFOp::create(bb, l, a[0], mean);
                    })
           ->getResult(0);
@@ -1175,24 +1189,24 @@ LogicalResult NodeImporter::convertLayerNorm() {
                      << " does not broadcast to the input shape";
     ops.push_back(broadcastInput(in(i), i, x.shape, rank));
   }
-  Value y =
-      buildGeneric(ops, x.shape, ElemKind::F32, par, Value(), ident,
-                   [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
-                     Value var = arith::MulFOp::create(
-                         bb, l, a[1], scalarConstant(bb, invCount, ElemKind::F32));
-                     Value inv = math::RsqrtOp::create(
-                         bb, l,
-                         arith::AddFOp::create(bb, l, var,
-                                               scalarConstant(bb, eps, ElemKind::F32)));
-                     Value r = arith::MulFOp::create(bb, l, a[0], inv);
-                     size_t k = 2;
-                     if (haveScale)
-                       r = arith::MulFOp::create(bb, l, r, a[k++]);
-                     if (haveBias)
-                       r = arith::AddFOp::create(bb, l, r, a[k++]);
-                     return r;
-                   })
-          ->getResult(0);
+  Value y = buildGeneric(
+                ops, x.shape, ElemKind::F32, par, Value(), ident,
+                [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+                  Value var = arith::MulFOp::create(
+                      bb, l, a[1], scalarConstant(bb, invCount, ElemKind::F32));
+                  Value inv = math::RsqrtOp::create(
+                      bb, l,
+                      arith::AddFOp::create(
+                          bb, l, var, scalarConstant(bb, eps, ElemKind::F32)));
+                  Value r = arith::MulFOp::create(bb, l, a[0], inv);
+                  size_t k = 2;
+                  if (haveScale)
+                    r = arith::MulFOp::create(bb, l, r, a[k++]);
+                  if (haveBias)
+                    r = arith::AddFOp::create(bb, l, r, a[k++]);
+                  return r;
+                })
+                ->getResult(0);
   setOutput(0, y, ElemKind::F32);
   return success();
 }
@@ -1251,13 +1265,13 @@ LogicalResult NodeImporter::convertReduce(StringRef opType) {
     double inv = 1.0 / static_cast<double>(count);
     int64_t rr = reducedShape.size();
     AffineMap id = b.getMultiDimIdentityMap(rr);
-    r = buildGeneric({GenericInput{r, id, std::nullopt}}, reducedShape,
-                     ElemKind::F32, SmallVector<IteratorType>(rr, IteratorType::parallel),
-                     Value(), id,
-                     [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
-                       return arith::MulFOp::create(
-                           bb, l, a[0], scalarConstant(bb, inv, ElemKind::F32));
-                     })
+    r = buildGeneric(
+            {GenericInput{r, id, std::nullopt}}, reducedShape, ElemKind::F32,
+            SmallVector<IteratorType>(rr, IteratorType::parallel), Value(), id,
+            [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+              return arith::MulFOp::create(
+                  bb, l, a[0], scalarConstant(bb, inv, ElemKind::F32));
+            })
             ->getResult(0);
   }
   if (keepDims)
@@ -1285,11 +1299,13 @@ LogicalResult NodeImporter::convertCast() {
         Value v = a[0];
         if (from == ElemKind::F32 && dst == ElemKind::Bool) {
           Value zero = scalarConstant(bb, 0.0, from);
-          return arith::CmpFOp::create(bb, l, arith::CmpFPredicate::UNE, v, zero);
+          return arith::CmpFOp::create(bb, l, arith::CmpFPredicate::UNE, v,
+                                       zero);
         }
         if (dst == ElemKind::Bool) {
           Value zero = scalarConstant(bb, 0.0, from);
-          return arith::CmpIOp::create(bb, l, arith::CmpIPredicate::ne, v, zero);
+          return arith::CmpIOp::create(bb, l, arith::CmpIPredicate::ne, v,
+                                       zero);
         }
         if (from == ElemKind::F32)
           return arith::FPToSIOp::create(bb, l, dstType, v);
@@ -1325,8 +1341,9 @@ LogicalResult NodeImporter::convertExpand() {
   int64_t rank = out->size();
   GenericInput g = broadcastInput(x, 0, *out, rank);
   Operation *op = buildGeneric(
-      {g}, *out, x.kind, SmallVector<IteratorType>(rank, IteratorType::parallel),
-      Value(), b.getMultiDimIdentityMap(rank),
+      {g}, *out, x.kind,
+      SmallVector<IteratorType>(rank, IteratorType::parallel), Value(),
+      b.getMultiDimIdentityMap(rank),
       [](OpBuilder &, Location, ArrayRef<Value> a) { return a[0]; });
   main.op = op;
   main.operands = {g.source};
@@ -1373,12 +1390,23 @@ LogicalResult NodeImporter::convert(const onnx::NodeProto &n, Location l,
     const char *op;
     int minIn;
   };
-  static const Arity kArity[] = {
-      {"Add", 2},      {"Sub", 2},       {"Mul", 2},     {"Div", 2},
-      {"Pow", 2},      {"Equal", 2},     {"Less", 2},    {"Greater", 2},
-      {"Where", 3},    {"MatMul", 2},    {"Gemm", 2},    {"Gather", 2},
-      {"Reshape", 2},  {"Unsqueeze", 2}, {"Slice", 3},   {"Expand", 2},
-      {"LayerNormalization", 2}};
+  static const Arity kArity[] = {{"Add", 2},
+                                 {"Sub", 2},
+                                 {"Mul", 2},
+                                 {"Div", 2},
+                                 {"Pow", 2},
+                                 {"Equal", 2},
+                                 {"Less", 2},
+                                 {"Greater", 2},
+                                 {"Where", 3},
+                                 {"MatMul", 2},
+                                 {"Gemm", 2},
+                                 {"Gather", 2},
+                                 {"Reshape", 2},
+                                 {"Unsqueeze", 2},
+                                 {"Slice", 3},
+                                 {"Expand", 2},
+                                 {"LayerNormalization", 2}};
   for (const Arity &a : kArity)
     if (opType == a.op && static_cast<int>(inputs.size()) < a.minIn)
       return error() << "expects at least " << a.minIn << " inputs";
@@ -1404,9 +1432,9 @@ LogicalResult NodeImporter::convert(const onnx::NodeProto &n, Location l,
     return success();
   }
   static const char *kElementwise[] = {
-      "Add",  "Sub",   "Mul",  "Div",     "Pow", "Equal",      "Less",
-      "Greater", "Where", "Sqrt", "Erf", "Tanh", "Relu", "Sigmoid",
-      "Exp",  "Log",   "Neg",  "Abs",     "Reciprocal"};
+      "Add",     "Sub",   "Mul",  "Div", "Pow",       "Equal", "Less",
+      "Greater", "Where", "Sqrt", "Erf", "Tanh",      "Relu",  "Sigmoid",
+      "Exp",     "Log",   "Neg",  "Abs", "Reciprocal"};
   for (const char *e : kElementwise)
     if (opType == e)
       return convertElementwise(opType);

@@ -25,8 +25,8 @@ TensorLayout LayoutSpec::resolve(const DeviceMesh &mesh,
                                  std::string &error) const {
   error.clear();
   if (getRank() != static_cast<int64_t>(shape.size())) {
-    error = "has rank " + std::to_string(getRank()) + " but the tensor has rank " +
-            std::to_string(shape.size());
+    error = "has rank " + std::to_string(getRank()) +
+            " but the tensor has rank " + std::to_string(shape.size());
     return {};
   }
   TensorLayout layout;
@@ -71,6 +71,28 @@ std::string LayoutSpec::str() const {
 }
 
 namespace {
+/// An owned copy of a YAML node. LLVM's YAMLParser streams: a sequence can be
+/// walked once and walking it skips its children, so the document is copied
+/// into this small tree (with locations) before it is interpreted.
+struct YNode {
+  enum Kind { Null, Scalar, Seq, Map } kind = Null;
+  std::string value;
+  std::vector<YNode> items;
+  std::vector<std::pair<YNode, YNode>> entries;
+  Location loc;
+  explicit YNode(Location loc) : loc(loc) {}
+  bool isNull() const {
+    return kind == Null || (kind == Scalar &&
+                            (value.empty() || value == "~" || value == "null"));
+  }
+  std::optional<int64_t> asInt() const {
+    int64_t v;
+    if (kind != Scalar || StringRef(value).getAsInteger(10, v))
+      return std::nullopt;
+    return v;
+  }
+};
+
 class StrategyParser {
 public:
   StrategyParser(StringRef name, MLIRContext *ctx) : name(name), ctx(ctx) {}
@@ -82,17 +104,17 @@ private:
     auto [line, col] = sm.getLineAndColumn(node->getSourceRange().Start);
     return FileLineColLoc::get(ctx, name, line, col);
   }
-  InFlightDiagnostic error(yaml::Node *node) {
+  InFlightDiagnostic error(const YNode &node) {
     failed = true;
-    return emitError(locOf(node));
+    return emitError(node.loc);
   }
-  std::optional<std::string> scalar(yaml::Node *node, StringRef what);
-  std::optional<int64_t> integer(yaml::Node *node, StringRef what);
-  static bool isNull(yaml::Node *node);
-  std::optional<LayoutSpec> layout(yaml::Node *node);
-  void parseMesh(yaml::Node *node, StrategySpec &spec);
-  void parseStrategies(yaml::Node *node, StrategySpec &spec);
-  void parseStages(yaml::Node *node, StrategySpec &spec);
+  std::optional<YNode> copy(yaml::Node *node);
+  std::optional<std::string> scalar(const YNode &node, StringRef what);
+  std::optional<int64_t> integer(const YNode &node, StringRef what);
+  std::optional<LayoutSpec> layout(const YNode &node);
+  void parseMesh(const YNode &node, StrategySpec &spec);
+  void parseStrategies(const YNode &node, StrategySpec &spec);
+  void parseStages(const YNode &node, StrategySpec &spec);
 
   std::string name;
   MLIRContext *ctx;
@@ -101,84 +123,101 @@ private:
 };
 } // namespace
 
-bool StrategyParser::isNull(yaml::Node *node) {
-  if (isa<yaml::NullNode>(node))
-    return true;
+std::optional<YNode> StrategyParser::copy(yaml::Node *node) {
+  if (!node)
+    return std::nullopt;
+  YNode out(locOf(node));
   if (auto *s = dyn_cast<yaml::ScalarNode>(node)) {
-    SmallString<16> storage;
-    StringRef v = s->getValue(storage);
-    return v.empty() || v == "~" || v == "null";
+    SmallString<32> storage;
+    out.kind = YNode::Scalar;
+    out.value = s->getValue(storage).str();
+  } else if (auto *bs = dyn_cast<yaml::BlockScalarNode>(node)) {
+    out.kind = YNode::Scalar;
+    out.value = bs->getValue().str();
+  } else if (auto *seq = dyn_cast<yaml::SequenceNode>(node)) {
+    out.kind = YNode::Seq;
+    for (yaml::Node &n : *seq) {
+      std::optional<YNode> c = copy(&n);
+      if (!c)
+        return std::nullopt;
+      out.items.push_back(std::move(*c));
+    }
+  } else if (auto *map = dyn_cast<yaml::MappingNode>(node)) {
+    out.kind = YNode::Map;
+    for (yaml::KeyValueNode &kv : *map) {
+      std::optional<YNode> k = copy(kv.getKey());
+      if (!k)
+        return std::nullopt;
+      std::optional<YNode> v = copy(kv.getValue());
+      if (!v)
+        return std::nullopt;
+      out.entries.emplace_back(std::move(*k), std::move(*v));
+    }
+  } else if (!isa<yaml::NullNode>(node)) {
+    error(out) << "unsupported YAML construct (aliases and tags are not "
+                  "accepted in strategy files)";
+    return std::nullopt;
   }
-  return false;
+  if (failed)
+    return std::nullopt;
+  return out;
 }
 
-std::optional<std::string> StrategyParser::scalar(yaml::Node *node,
+std::optional<std::string> StrategyParser::scalar(const YNode &node,
                                                   StringRef what) {
-  auto *s = dyn_cast_or_null<yaml::ScalarNode>(node);
-  if (!s) {
+  if (node.kind != YNode::Scalar) {
     error(node) << "expected " << what << " (a scalar)";
     return std::nullopt;
   }
-  SmallString<32> storage;
-  return s->getValue(storage).str();
+  return node.value;
 }
 
-std::optional<int64_t> StrategyParser::integer(yaml::Node *node,
+std::optional<int64_t> StrategyParser::integer(const YNode &node,
                                                StringRef what) {
-  std::optional<std::string> s = scalar(node, what);
-  if (!s)
-    return std::nullopt;
-  int64_t v;
-  if (StringRef(*s).getAsInteger(10, v)) {
-    error(node) << "expected " << what << " (an integer), got '" << *s << "'";
-    return std::nullopt;
-  }
+  std::optional<int64_t> v = node.asInt();
+  if (!v)
+    error(node) << "expected " << what << " (an integer), got '" << node.value
+                << "'";
   return v;
 }
 
 /// A layout is a sequence: all integers (split counts per dim) or one entry
 /// per dim naming the mesh axes it is split over (a list, one name, or
 /// nothing for an unsplit dim).
-std::optional<LayoutSpec> StrategyParser::layout(yaml::Node *node) {
-  auto *seq = dyn_cast<yaml::SequenceNode>(node);
-  if (!seq) {
+std::optional<LayoutSpec> StrategyParser::layout(const YNode &node) {
+  if (node.kind != YNode::Seq) {
     error(node) << "expected a layout: split counts like [2, 1] or mesh axes "
                    "per dim like [[dp], []]";
     return std::nullopt;
   }
-  LayoutSpec spec{true, {}, {}, locOf(node)};
+  LayoutSpec spec{true, {}, {}, node.loc};
   bool sawInt = false, sawAxes = false;
-  for (yaml::Node &elem : *seq) {
-    if (auto *s = dyn_cast<yaml::ScalarNode>(&elem); s && !isNull(s)) {
-      SmallString<16> storage;
-      StringRef v = s->getValue(storage);
-      int64_t count;
-      if (!v.getAsInteger(10, count)) {
+  for (const YNode &elem : node.items) {
+    if (elem.kind == YNode::Scalar && !elem.isNull()) {
+      if (std::optional<int64_t> count = elem.asInt()) {
         sawInt = true;
-        spec.splits.push_back(count);
-        continue;
+        spec.splits.push_back(*count);
+      } else {
+        sawAxes = true;
+        spec.axes.push_back({elem.value});
       }
-      sawAxes = true;
-      spec.axes.push_back({v.str()});
       continue;
     }
     sawAxes = true;
     std::vector<std::string> names;
-    if (auto *inner = dyn_cast<yaml::SequenceNode>(&elem)) {
-      for (yaml::Node &n : *inner) {
-        std::optional<std::string> axis = scalar(&n, "a mesh axis name");
+    if (elem.kind == YNode::Seq) {
+      for (const YNode &n : elem.items) {
+        std::optional<std::string> axis = scalar(n, "a mesh axis name");
         if (!axis)
           return std::nullopt;
         names.push_back(*axis);
       }
-    } else if (!isNull(&elem)) {
-      error(&elem) << "expected the mesh axes of one dim, e.g. [dp] or []";
+    } else if (!elem.isNull()) {
+      error(elem) << "expected the mesh axes of one dim, e.g. [dp] or []";
       return std::nullopt;
     }
     spec.axes.push_back(std::move(names));
   }
-  if (failed)
-    return std::nullopt;
   if (sawInt && sawAxes) {
     error(node) << "layout mixes split counts and mesh axis names";
     return std::nullopt;
@@ -187,17 +226,16 @@ std::optional<LayoutSpec> StrategyParser::layout(yaml::Node *node) {
   return spec;
 }
 
-void StrategyParser::parseMesh(yaml::Node *node, StrategySpec &spec) {
-  auto *map = dyn_cast<yaml::MappingNode>(node);
-  if (!map) {
+void StrategyParser::parseMesh(const YNode &node, StrategySpec &spec) {
+  if (node.kind != YNode::Map) {
     error(node) << "'mesh' must map axis names to sizes, e.g. {dp: 2, mp: 4}";
     return;
   }
   std::vector<MeshAxis> axes;
-  for (yaml::KeyValueNode &kv : *map) {
-    std::optional<std::string> axisName = scalar(kv.getKey(), "a mesh axis name");
+  for (const auto &[k, v] : node.entries) {
+    std::optional<std::string> axisName = scalar(k, "a mesh axis name");
     std::optional<int64_t> size =
-        axisName ? integer(kv.getValue(), "a mesh axis size") : std::nullopt;
+        axisName ? integer(v, "a mesh axis size") : std::nullopt;
     if (!axisName || !size)
       return;
     MeshAxis axis;
@@ -211,25 +249,22 @@ void StrategyParser::parseMesh(yaml::Node *node, StrategySpec &spec) {
     error(node) << "invalid mesh: " << err;
 }
 
-void StrategyParser::parseStrategies(yaml::Node *node, StrategySpec &spec) {
-  auto *seq = dyn_cast<yaml::SequenceNode>(node);
-  if (!seq) {
+void StrategyParser::parseStrategies(const YNode &node, StrategySpec &spec) {
+  if (node.kind != YNode::Seq) {
     error(node) << "'strategies' must be a list of {match: ..., ...} entries";
     return;
   }
-  for (yaml::Node &item : *seq) {
-    auto *map = dyn_cast<yaml::MappingNode>(&item);
-    if (!map) {
-      error(&item) << "a strategy entry must be a mapping with 'match'";
+  for (const YNode &item : node.items) {
+    if (item.kind != YNode::Map) {
+      error(item) << "a strategy entry must be a mapping with 'match'";
       return;
     }
-    StrategyEntry entry{"", locOf(&item), {}, {}, std::nullopt, std::nullopt};
+    StrategyEntry entry{"", item.loc, {}, {}, std::nullopt, std::nullopt};
     bool haveMatch = false, haveInputs = false;
-    for (yaml::KeyValueNode &kv : *map) {
-      std::optional<std::string> key = scalar(kv.getKey(), "a key");
+    for (const auto &[k, value] : item.entries) {
+      std::optional<std::string> key = scalar(k, "a key");
       if (!key)
         return;
-      yaml::Node *value = kv.getValue();
       if (*key == "match") {
         std::optional<std::string> m = scalar(value, "a name or glob");
         if (!m)
@@ -238,42 +273,39 @@ void StrategyParser::parseStrategies(yaml::Node *node, StrategySpec &spec) {
         haveMatch = true;
       } else if (*key == "splits" || *key == "in") {
         if (haveInputs) {
-          error(kv.getKey()) << "give either 'splits' or 'in', not both";
+          error(k) << "give either 'splits' or 'in', not both";
           return;
         }
         haveInputs = true;
-        auto *list = dyn_cast<yaml::SequenceNode>(value);
-        if (!list) {
+        if (value.kind != YNode::Seq) {
           error(value) << "'" << *key << "' must be a list of layouts";
           return;
         }
         // A flat list of integers is one tensor's split tuple.
-        bool flat = true, empty = true;
-        for (yaml::Node &n : *list) {
-          empty = false;
-          flat &= isa<yaml::ScalarNode>(&n) && !isNull(&n);
-        }
-        if (flat && !empty) {
+        bool flat = !value.items.empty() &&
+                    llvm::all_of(value.items, [](const YNode &n) {
+                      return n.kind == YNode::Scalar && !n.isNull();
+                    });
+        if (flat) {
           std::optional<LayoutSpec> l = layout(value);
           if (!l)
             return;
           entry.tensor = *l;
           continue;
         }
-        for (yaml::Node &n : *list) {
-          std::optional<LayoutSpec> l = layout(&n);
+        for (const YNode &n : value.items) {
+          std::optional<LayoutSpec> l = layout(n);
           if (!l)
             return;
           entry.inputs.push_back(*l);
         }
       } else if (*key == "out") {
-        auto *list = dyn_cast<yaml::SequenceNode>(value);
-        if (!list) {
+        if (value.kind != YNode::Seq) {
           error(value) << "'out' must be a list of layouts, one per output";
           return;
         }
-        for (yaml::Node &n : *list) {
-          std::optional<LayoutSpec> l = layout(&n);
+        for (const YNode &n : value.items) {
+          std::optional<LayoutSpec> l = layout(n);
           if (!l)
             return;
           entry.outputs.push_back(*l);
@@ -288,69 +320,67 @@ void StrategyParser::parseStrategies(yaml::Node *node, StrategySpec &spec) {
         if (!entry.priority)
           return;
       } else {
-        error(kv.getKey()) << "unknown key '" << *key
-                           << "' in a strategy entry (expected match, "
-                              "splits, in, out, layout or priority)";
+        error(k) << "unknown key '" << *key
+                 << "' in a strategy entry (expected match, splits, in, out, "
+                    "layout or priority)";
         return;
       }
     }
     if (!haveMatch) {
-      error(&item) << "strategy entry has no 'match'";
+      error(item) << "strategy entry has no 'match'";
       return;
     }
     if (entry.tensor && (!entry.inputs.empty() || !entry.outputs.empty())) {
-      error(&item) << "strategy entry mixes a tensor 'layout' with per-input "
-                      "or per-output layouts";
+      error(item) << "strategy entry mixes a tensor 'layout' with per-input "
+                     "or per-output layouts";
       return;
     }
     if (!entry.tensor && entry.inputs.empty() && entry.outputs.empty()) {
-      error(&item) << "strategy entry for '" << entry.match
-                   << "' gives no layout (splits, in, out or layout)";
+      error(item) << "strategy entry for '" << entry.match
+                  << "' gives no layout (splits, in, out or layout)";
       return;
     }
     spec.strategies.push_back(std::move(entry));
   }
 }
 
-void StrategyParser::parseStages(yaml::Node *node, StrategySpec &spec) {
-  auto *seq = dyn_cast<yaml::SequenceNode>(node);
-  if (!seq) {
+void StrategyParser::parseStages(const YNode &node, StrategySpec &spec) {
+  if (node.kind != YNode::Seq) {
     error(node) << "'stages' must be a list of {match: ..., stage: N} entries";
     return;
   }
-  for (yaml::Node &item : *seq) {
-    auto *map = dyn_cast<yaml::MappingNode>(&item);
-    if (!map) {
-      error(&item) << "a stage entry must be a mapping {match: ..., stage: N}";
+  for (const YNode &item : node.items) {
+    if (item.kind != YNode::Map) {
+      error(item) << "a stage entry must be a mapping {match: ..., stage: N}";
       return;
     }
-    StageEntry entry{"", -1, locOf(&item)};
-    for (yaml::KeyValueNode &kv : *map) {
-      std::optional<std::string> key = scalar(kv.getKey(), "a key");
+    StageEntry entry{"", -1, item.loc};
+    for (const auto &[k, v] : item.entries) {
+      std::optional<std::string> key = scalar(k, "a key");
       if (!key)
         return;
       if (*key == "match") {
-        std::optional<std::string> m = scalar(kv.getValue(), "a name or glob");
+        std::optional<std::string> m = scalar(v, "a name or glob");
         if (!m)
           return;
         entry.match = *m;
       } else if (*key == "stage") {
-        std::optional<int64_t> s = integer(kv.getValue(), "a stage number");
-        if (!s)
+        std::optional<int64_t> st = integer(v, "a stage number");
+        if (!st)
           return;
-        if (*s < 0) {
-          error(kv.getValue()) << "stage must be non-negative";
+        if (*st < 0) {
+          error(v) << "stage must be non-negative";
           return;
         }
-        entry.stage = *s;
+        entry.stage = *st;
       } else {
-        error(kv.getKey()) << "unknown key '" << *key
-                           << "' in a stage entry (expected match or stage)";
+        error(k) << "unknown key '" << *key
+                 << "' in a stage entry (expected match or stage)";
         return;
       }
     }
     if (entry.match.empty() || entry.stage < 0) {
-      error(&item) << "a stage entry needs both 'match' and 'stage'";
+      error(item) << "a stage entry needs both 'match' and 'stage'";
       return;
     }
     spec.stages.push_back(std::move(entry));
@@ -362,48 +392,53 @@ FailureOr<StrategySpec> StrategyParser::parse(StringRef text) {
   sm.setDiagHandler(
       [](const llvm::SMDiagnostic &d, void *self) {
         auto *p = static_cast<StrategyParser *>(self);
+        if (p->failed)
+          return; // report the first problem only
         p->failed = true;
         emitError(FileLineColLoc::get(p->ctx, p->name, d.getLineNo(),
                                       d.getColumnNo() + 1))
             << d.getMessage();
       },
       this);
-  StrategySpec spec;
   yaml::Stream stream(text, sm);
-  bool haveMesh = false, sawDocument = false;
+  std::optional<YNode> root;
+  int documents = 0;
   for (yaml::Document &doc : stream) {
-    if (sawDocument) {
-      error(doc.getRoot()) << "a strategy file holds one document";
+    if (++documents > 1) {
+      if (!failed)
+        emitError(FileLineColLoc::get(ctx, name, 1, 1))
+            << "a strategy file holds one YAML document";
+      failed = true;
       break;
     }
-    sawDocument = true;
-    yaml::Node *root = doc.getRoot();
+    root = copy(doc.getRoot());
     if (failed)
       break;
-    auto *map = dyn_cast_or_null<yaml::MappingNode>(root);
-    if (!map) {
-      if (root)
-        error(root) << "a strategy file is a mapping with 'mesh', "
-                       "'strategies' and 'stages'";
+  }
+  if (failed)
+    return failure();
+  if (!root || root->kind != YNode::Map) {
+    emitError(root ? root->loc : FileLineColLoc::get(ctx, name, 1, 1))
+        << "a strategy file is a mapping with 'mesh', 'strategies' and "
+           "'stages'";
+    return failure();
+  }
+  StrategySpec spec;
+  bool haveMesh = false;
+  for (const auto &[k, v] : root->entries) {
+    std::optional<std::string> key = scalar(k, "a key");
+    if (!key)
       break;
-    }
-    for (yaml::KeyValueNode &kv : *map) {
-      std::optional<std::string> key = scalar(kv.getKey(), "a key");
-      if (!key || failed)
-        break;
-      if (*key == "mesh") {
-        parseMesh(kv.getValue(), spec);
-        haveMesh = true;
-      } else if (*key == "strategies") {
-        parseStrategies(kv.getValue(), spec);
-      } else if (*key == "stages") {
-        parseStages(kv.getValue(), spec);
-      } else {
-        error(kv.getKey()) << "unknown key '" << *key
-                           << "' (expected mesh, strategies or stages)";
-      }
-      if (failed)
-        break;
+    if (*key == "mesh") {
+      parseMesh(v, spec);
+      haveMesh = true;
+    } else if (*key == "strategies") {
+      parseStrategies(v, spec);
+    } else if (*key == "stages") {
+      parseStages(v, spec);
+    } else {
+      error(k) << "unknown key '" << *key
+               << "' (expected mesh, strategies or stages)";
     }
     if (failed)
       break;
@@ -411,7 +446,7 @@ FailureOr<StrategySpec> StrategyParser::parse(StringRef text) {
   if (failed)
     return failure();
   if (!haveMesh) {
-    emitError(FileLineColLoc::get(ctx, name, 1, 1))
+    emitError(root->loc)
         << "strategy file has no 'mesh' (e.g. mesh: {dp: 2, mp: 4})";
     return failure();
   }

@@ -476,9 +476,13 @@ public:
       std::vector<int64_t> offsets(out.getRank(), 0);
       std::vector<int64_t> strides(out.getRank(), 1);
       offsets[dim] = offset;
-      if (p->getRank() != out.getRank())
-        throw Error("concat: rank of " + p->getTypeString() +
-                    " differs from " + out.getTypeString());
+      bool fits = p->getRank() == out.getRank();
+      for (int64_t d = 0; fits && d < out.getRank(); ++d)
+        fits = d == dim || p->getDim(d) == out.getDim(d);
+      if (!fits)
+        throw Error("concat: piece " + p->getTypeString() +
+                    " does not fit " + out.getTypeString() + " along dim " +
+                    std::to_string(dim));
       insertSlice(*p, out, offsets, p->getShape(), strides);
       offset += p->getDim(dim);
     }

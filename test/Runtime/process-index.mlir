@@ -28,7 +28,7 @@ module attributes {dist.mesh = #mesh} {
     %c4 = arith.constant 4 : index
     %off = arith.muli %i, %c4 : index
     %rows = tensor.extract_slice %x[%off, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
-    %p = dist.make_partial %rows on @mesh grid_axes = [1] reduction = <sum> : tensor<4x4xf32>
+    %p = dist.make_partial %rows on @mesh grid_axes = [1] reduction = sum : tensor<4x4xf32>
     %cols = shard.all_slice %rows on @mesh grid_axes = [1] slice_axis = 1 : tensor<4x4xf32> -> tensor<4x2xf32>
     return %p, %cols : tensor<4x4xf32>, tensor<4x2xf32>
   }

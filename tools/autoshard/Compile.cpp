@@ -3,6 +3,9 @@
 #include "Compile.h"
 
 #include "autoshard/Dialect/Dist/IR/DistDialect.h"
+#ifdef AUTOSHARD_HAVE_ONNX
+#include "autoshard/Import/OnnxImporter.h"
+#endif
 #include "autoshard/Support/DeviceMesh.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -52,8 +55,26 @@ OwningOpRef<ModuleOp> driver::loadInput(MLIRContext &ctx,
   }
   OwningOpRef<ModuleOp> module;
   if (llvm::sys::path::extension(options.input) == ".onnx") {
+#ifdef AUTOSHARD_HAVE_ONNX
+    OnnxImportOptions importOptions;
+    importOptions.strategyFile = options.strategyFile;
+    // Weights go next to the output unless told otherwise.
+    importOptions.weightsDir =
+        options.weightsDir.empty() ? "autoshard-weights" : options.weightsDir;
+    module = importOnnxFile(options.input, &ctx, importOptions);
+    if (module && !options.mesh.empty() &&
+        failed(applyMesh(*module, options.mesh)))
+      return {};
+    return module;
+#else
     (void)fail("'" + options.input +
-               "': ONNX input needs the importer (not built in this tree)");
+               "': this build has no ONNX importer (libonnx-dev missing)");
+    return {};
+#endif
+  }
+  if (!options.strategyFile.empty()) {
+    (void)fail("--strategy applies to ONNX input; annotate .mlir files with "
+               "dist.annotate / dist.strategy");
     return {};
   }
   llvm::SourceMgr sourceMgr;

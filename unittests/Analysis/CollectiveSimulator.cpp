@@ -112,8 +112,7 @@ CollectiveSimulator::CollectiveSimulator(DeviceMesh mesh,
                                          std::vector<int64_t> globalShape)
     : mesh(std::move(mesh)), globalShape(std::move(globalShape)) {}
 
-std::vector<double>
-CollectiveSimulator::makeGlobal(std::mt19937 &rng) const {
+std::vector<double> CollectiveSimulator::makeGlobal(std::mt19937 &rng) const {
   std::uniform_int_distribution<int> dist(-9, 9);
   std::vector<double> global(numElements(globalShape));
   for (double &x : global)
@@ -165,8 +164,8 @@ CollectiveSimulator::scatter(const std::vector<double> &global,
     int64_t members = static_cast<int64_t>(group.size());
     for (size_t e = 0; e < ranks[p].data.size(); ++e) {
       double value = ranks[p].data[e];
-      int64_t keeper = std::uniform_int_distribution<int64_t>(
-          0, members - 1)(rng);
+      int64_t keeper =
+          std::uniform_int_distribution<int64_t>(0, members - 1)(rng);
       double rest = 0;
       for (int64_t k = 0; k < members; ++k) {
         double term = value;
@@ -390,8 +389,8 @@ std::string CollectiveSimulator::check(const std::vector<Buffer> &ranks,
     std::vector<int64_t> shape = layout.getLocalShape(mesh, globalShape, c);
     if (ranks[p].shape != shape)
       return "rank " + std::to_string(p) + " holds " +
-             shapeStr(ranks[p].shape) + " but " + layout.str(mesh) +
-             " says " + shapeStr(shape);
+             shapeStr(ranks[p].shape) + " but " + layout.str(mesh) + " says " +
+             shapeStr(shape);
   }
   for (int64_t p = 0; p < n; ++p) {
     std::vector<int64_t> group = mesh.getGroup(p, layout.partialAxes);
@@ -406,7 +405,8 @@ std::string CollectiveSimulator::check(const std::vector<Buffer> &ranks,
     Buffer expect = block(global, layout.getLocalOffsets(mesh, globalShape, c),
                           layout.getLocalShape(mesh, globalShape, c));
     if (value.data != expect.data)
-      return "rank " + std::to_string(p) + (layout.isPartial() ? "'s group" : "") +
+      return "rank " + std::to_string(p) +
+             (layout.isPartial() ? "'s group" : "") +
              " holds the wrong values for " + layout.str(mesh);
   }
   return "";

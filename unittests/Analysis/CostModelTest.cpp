@@ -60,7 +60,8 @@ TEST(CostModel, DefaultLinksFillNodesFromTheMinorAxis) {
 }
 
 TEST(CostModel, MeshLinkFiguresOverrideFieldByField) {
-  DeviceMesh mesh({MeshAxis{"node", 2, 40.0, 0.0}, MeshAxis{"gpu", 4, 0.0, 1.0}});
+  DeviceMesh mesh(
+      {MeshAxis{"node", 2, 40.0, 0.0}, MeshAxis{"gpu", 4, 0.0, 1.0}});
   CostModel m(mesh);
   EXPECT_EQ(m.getLink(0).bandwidthGBps, 40.0);
   EXPECT_EQ(m.getLink(0).latencyUs, 2.0); // default intra-node latency kept
@@ -95,8 +96,8 @@ TEST(CostModel, GatherScatterAllToAllPermuteFormulas) {
   EXPECT_DOUBLE_EQ(m.getStepBytes(ag, kShape, 4), 2097152.0);
   EXPECT_DOUBLE_EQ(m.getStepTimeUs(ag, kShape, 4), 10.0 + 2097152.0 / 25e3);
   // reduce_scatter over gpu: B is the full input.
-  auto rs = makeStep(CollectiveKind::ReduceScatter, {1},
-                     layout({{}, {}}, {1}), layout({{}, {1}}), 1);
+  auto rs = makeStep(CollectiveKind::ReduceScatter, {1}, layout({{}, {}}, {1}),
+                     layout({{}, {1}}), 1);
   EXPECT_DOUBLE_EQ(m.getStepBytes(rs, kShape, 4), 3670016.0);
   EXPECT_DOUBLE_EQ(m.getStepTimeUs(rs, kShape, 4), 2.0 + 3670016.0 / 150e3);
   // all_to_all over gpu: B is the local shard (1/8 of the tensor).
@@ -124,8 +125,8 @@ TEST(CostModel, GatherScatterAllToAllPermuteFormulas) {
 
 TEST(CostModel, SizeOneGroupsAreFree) {
   CostModel m(makeMesh({{"one", 1}, {"gpu", 4}}));
-  auto ar = makeStep(CollectiveKind::AllReduce, {0}, layout({{}}, {0}),
-                     layout({{}}));
+  auto ar =
+      makeStep(CollectiveKind::AllReduce, {0}, layout({{}}, {0}), layout({{}}));
   EXPECT_EQ(m.getStepTimeUs(ar, {64}, 4), 0.0);
 }
 
@@ -182,7 +183,8 @@ TEST(ClusterSpec, ErrorsAreOneLine) {
       {R"({"gpus_per_node": 8,)", "invalid JSON"},
       {R"([1, 2])", "expected a JSON object"},
       {R"({"gpus_per_nodes": 8})", "unknown key 'gpus_per_nodes'"},
-      {R"({"gpus_per_node": 2.5})", "'gpus_per_node' must be a positive integer"},
+      {R"({"gpus_per_node": 2.5})",
+       "'gpus_per_node' must be a positive integer"},
       {R"({"gpus_per_node": 0})", "'gpus_per_node' must be a positive integer"},
       {R"({"intra_node": 150})", "'intra_node' must be an object"},
       {R"({"intra_node": {"bandwidth_gbps": -1}})",

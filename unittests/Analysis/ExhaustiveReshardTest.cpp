@@ -69,33 +69,32 @@ std::vector<TensorLayout> enumerateLayouts(const DeviceMesh &mesh,
       else if (role[x] == -2)
         base.partialAxes.push_back(x);
     }
-    std::function<void(int64_t, TensorLayout &)> order =
-        [&](int64_t d, TensorLayout &l) {
-          if (d == rank) {
-            std::vector<ReductionKind> ks =
-                l.isPartial() ? kinds
-                              : std::vector<ReductionKind>{ReductionKind::Sum};
-            for (ReductionKind k : ks) {
-              TensorLayout v = l;
-              v.partialKind = k;
-              if (v.validate(mesh, &shape).empty())
-                out.push_back(v);
-              if (uneven && !v.dimAxes[0].empty()) {
-                v.unevenSizes.assign(rank, {});
-                v.unevenSizes[0] =
-                    unevenSizes(shape[0], v.getNumShards(mesh, 0));
-                if (v.validate(mesh, &shape).empty())
-                  out.push_back(v);
-              }
-            }
-            return;
+    std::function<void(int64_t, TensorLayout &)> order = [&](int64_t d,
+                                                             TensorLayout &l) {
+      if (d == rank) {
+        std::vector<ReductionKind> ks =
+            l.isPartial() ? kinds
+                          : std::vector<ReductionKind>{ReductionKind::Sum};
+        for (ReductionKind k : ks) {
+          TensorLayout v = l;
+          v.partialKind = k;
+          if (v.validate(mesh, &shape).empty())
+            out.push_back(v);
+          if (uneven && !v.dimAxes[0].empty()) {
+            v.unevenSizes.assign(rank, {});
+            v.unevenSizes[0] = unevenSizes(shape[0], v.getNumShards(mesh, 0));
+            if (v.validate(mesh, &shape).empty())
+              out.push_back(v);
           }
-          std::vector<int64_t> &axes = l.dimAxes[d];
-          std::sort(axes.begin(), axes.end());
-          do {
-            order(d + 1, l);
-          } while (std::next_permutation(axes.begin(), axes.end()));
-        };
+        }
+        return;
+      }
+      std::vector<int64_t> &axes = l.dimAxes[d];
+      std::sort(axes.begin(), axes.end());
+      do {
+        order(d + 1, l);
+      } while (std::next_permutation(axes.begin(), axes.end()));
+    };
     order(0, base);
   };
   assign(0);
@@ -104,7 +103,8 @@ std::vector<TensorLayout> enumerateLayouts(const DeviceMesh &mesh,
 
 /// The plan anyone would write first: reduce all partial axes, gather every
 /// dim, slice into the target, make the target's partial axes.
-double obviousPlanTime(const CostModel &model, const std::vector<int64_t> &shape,
+double obviousPlanTime(const CostModel &model,
+                       const std::vector<int64_t> &shape,
                        const TensorLayout &from, const TensorLayout &to) {
   double time = 0;
   TensorLayout cur = from;
@@ -148,8 +148,7 @@ struct Config {
 
 TEST(ExhaustiveReshard, EveryLayoutPairPlansAndSimulatesExactly) {
   const ReductionKind Sum = ReductionKind::Sum, Max = ReductionKind::Max,
-                      Min = ReductionKind::Min,
-                      Prod = ReductionKind::Product;
+                      Min = ReductionKind::Min, Prod = ReductionKind::Product;
   std::vector<Config> configs = {
       // 1-D meshes.
       {{4}, {8}, {Sum, Max, Min, Prod}, false},
@@ -225,8 +224,7 @@ TEST(ExhaustiveReshard, EveryLayoutPairPlansAndSimulatesExactly) {
                 ++failures;
               }
             }
-            std::string err =
-                simulator.simulate(plan->steps, from, to, rng);
+            std::string err = simulator.simulate(plan->steps, from, to, rng);
             if (!err.empty()) {
               ADD_FAILURE() << where() << "\n" << err;
               ++failures;
@@ -243,9 +241,9 @@ TEST(ExhaustiveReshard, EveryLayoutPairPlansAndSimulatesExactly) {
       }
     }
   }
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::printf("[ exhaustive ] %lld layout pairs planned and simulated, %lld "
               "steps (%lld permute, %lld all_to_all), %.2f s (planning "
               "%.2f s)\n",

@@ -87,8 +87,8 @@ TEST(ReshardPlanner, PartialToSplitIsReduceScatter) {
 
 TEST(ReshardPlanner, ReplicatedToSplitIsOneLocalSlice) {
   CostModel model(makeMesh({{"x", 2}, {"y", 2}, {"z", 2}}));
-  ReshardPlan plan = planAndRun(model, {8, 8}, layout({{}, {}}),
-                                layout({{2, 0}, {1}}));
+  ReshardPlan plan =
+      planAndRun(model, {8, 8}, layout({{}, {}}), layout({{2, 0}, {1}}));
   ASSERT_EQ(kindsOf(plan), (std::vector<K>{K::AllSlice, K::AllSlice}));
   const CollectiveStep &dim0 =
       plan.steps[0].dim == 0 ? plan.steps[0] : plan.steps[1];
@@ -142,8 +142,8 @@ TEST(ReshardPlanner, HierarchicalAllReduceAcrossNodes) {
   // inter-node link; reduce_scatter inside the node, all_reduce the 1/8
   // shard across nodes, all_gather inside the node is much cheaper.
   CostModel model(makeMesh({{"node", 2}, {"gpu", 8}}));
-  ReshardPlan plan = planAndRun(model, {256, 256}, layout({{}, {}}, {0, 1}),
-                                layout({{}, {}}));
+  ReshardPlan plan =
+      planAndRun(model, {256, 256}, layout({{}, {}}, {0, 1}), layout({{}, {}}));
   EXPECT_EQ(kindsOf(plan),
             (std::vector<K>{K::ReduceScatter, K::AllReduce, K::AllGather}));
   EXPECT_EQ(plan.steps[0].axes, std::vector<int64_t>{1});
@@ -206,8 +206,8 @@ TEST(ReshardPlanner, MakePartialAndReductionKinds) {
 TEST(ReshardPlanner, IdenticalLayoutsNeedNoStep) {
   CostModel model(makeMesh({{"x", 2}}));
   std::string error;
-  auto plan = planReshard(model, {4}, 4, layout({{0}}), layout({{0}}), {},
-                          error);
+  auto plan =
+      planReshard(model, {4}, 4, layout({{0}}), layout({{0}}), {}, error);
   ASSERT_TRUE(plan);
   EXPECT_TRUE(plan->steps.empty());
   EXPECT_EQ(plan->timeUs, 0.0);
@@ -216,18 +216,18 @@ TEST(ReshardPlanner, IdenticalLayoutsNeedNoStep) {
 TEST(ReshardPlanner, InvalidLayoutsAreErrors) {
   CostModel model(makeMesh({{"x", 4}}));
   std::string error;
-  EXPECT_FALSE(planReshard(model, {6}, 4, layout({{}}), layout({{0}}), {},
-                           error));
+  EXPECT_FALSE(
+      planReshard(model, {6}, 4, layout({{}}), layout({{0}}), {}, error));
   EXPECT_NE(error.find("invalid target layout"), std::string::npos) << error;
   EXPECT_NE(error.find("not divisible"), std::string::npos) << error;
-  EXPECT_FALSE(planReshard(model, {8}, 4, layout({{3}}), layout({{0}}), {},
-                           error));
+  EXPECT_FALSE(
+      planReshard(model, {8}, 4, layout({{3}}), layout({{0}}), {}, error));
   EXPECT_NE(error.find("invalid source layout"), std::string::npos) << error;
-  EXPECT_FALSE(planReshard(model, {8, 8}, 4, layout({{0}}), layout({{0}}), {},
-                           error));
+  EXPECT_FALSE(
+      planReshard(model, {8, 8}, 4, layout({{0}}), layout({{0}}), {}, error));
   EXPECT_NE(error.find("rank"), std::string::npos) << error;
-  EXPECT_FALSE(planReshard(model, {-1}, 4, layout({{}}), layout({{0}}), {},
-                           error));
+  EXPECT_FALSE(
+      planReshard(model, {-1}, 4, layout({{}}), layout({{0}}), {}, error));
   EXPECT_NE(error.find("dynamic"), std::string::npos) << error;
 }
 

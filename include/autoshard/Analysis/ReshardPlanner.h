@@ -37,13 +37,10 @@ struct ReshardPlan {
 /// `elemBytes`-byte elements. Returns std::nullopt and sets `error` only when
 /// no plan exists (e.g. the target splits a dim that its size cannot be
 /// divided by, or kinds of partial reduction that cannot be combined).
-std::optional<ReshardPlan> planReshard(const CostModel &model,
-                                       const std::vector<int64_t> &globalShape,
-                                       int64_t elemBytes,
-                                       const TensorLayout &from,
-                                       const TensorLayout &to,
-                                       const PlannerOptions &options,
-                                       std::string &error);
+std::optional<ReshardPlan>
+planReshard(const CostModel &model, const std::vector<int64_t> &globalShape,
+            int64_t elemBytes, const TensorLayout &from, const TensorLayout &to,
+            const PlannerOptions &options, std::string &error);
 
 /// A planner bound to one cost model and options that memoises plans by
 /// (shape, elemBytes, from, to): the propagation pass asks for the same

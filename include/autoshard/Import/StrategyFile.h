@@ -1,4 +1,5 @@
-//===- StrategyFile.h - User sharding strategies for imported models -*- C++ -*-=//
+//===- StrategyFile.h - User sharding strategies for imported models -*- C++
+//-*-=//
 //
 // A strategy file (YAML; JSON is accepted as the YAML subset it is) says how
 // an imported model should be spread over a device mesh:

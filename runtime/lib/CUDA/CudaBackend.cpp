@@ -45,6 +45,7 @@ static void checkBlas(cublasStatus_t status, const char *call) {
 std::string autoshard::rt::getCudaUnavailableReason() {
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
+  (void)cudaGetLastError(); // do not leave the error sticky for others
   if (status != cudaSuccess)
     return std::string("no usable CUDA device (cudaGetDeviceCount: ") +
            cudaGetErrorString(status) + ")";

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+using namespace autoshard;
 using namespace autoshard::rt;
 using namespace autoshard::rt::cuda;
 

@@ -26,6 +26,7 @@
 #include <mpi.h>
 #endif
 
+#include <cstdlib>
 #include <map>
 #include <numeric>
 
@@ -94,7 +95,9 @@ char *at(void *p, int64_t offset) { return static_cast<char *>(p) + offset; }
 class NcclCommunicator final : public Communicator {
 public:
   NcclCommunicator(const DeviceMesh &mesh, const StreamInfo &info)
-      : Communicator(mesh), info(info), host(createMpiCommunicator(mesh)) {
+      : Communicator(mesh), info(info), useMpi(isMpiRunning()),
+        host(useMpi ? createMpiCommunicator(mesh)
+                    : createLocalCommunicator(mesh)) {
     AUTOSHARD_CUDA_CHECK(cudaSetDevice(info.device));
     std::vector<int64_t> all(mesh.getNumAxes());
     std::iota(all.begin(), all.end(), 0);
@@ -126,12 +129,21 @@ public:
     int me = static_cast<int>(mesh.getIndexInGroup(pos, axes));
     ncclUniqueId id;
 #ifdef AUTOSHARD_HAVE_MPI
-    MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(group.front()), me, &sub);
-    if (me == 0)
+    if (!useMpi) {
+      // A single process (no MPI job): every group is this rank alone.
+      if (nranks != 1)
+        throw Error("NCCL groups of more than one rank need an MPI job to "
+                    "exchange the ncclUniqueId");
       AUTOSHARD_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
-    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, sub);
-    MPI_Comm_free(&sub);
+    } else {
+      MPI_Comm sub;
+      MPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(group.front()), me,
+                     &sub);
+      if (me == 0)
+        AUTOSHARD_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
+      MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, sub);
+      MPI_Comm_free(&sub);
+    }
 #else
     if (nranks != 1)
       throw Error("NCCL groups of more than one rank need MPI to exchange "
@@ -294,6 +306,7 @@ public:
       ncclCommAbort(entry.second);
     groups.clear();
     host->abort(message, code);
+    std::_Exit(code); // not reached: the host communicator ends the job
   }
 
 private:
@@ -312,7 +325,19 @@ private:
                   std::to_string(getGroupSize(axes)));
   }
 
+  static bool isMpiRunning() {
+#ifdef AUTOSHARD_HAVE_MPI
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized && !finalized;
+#else
+    return false;
+#endif
+  }
+
   StreamInfo info;
+  bool useMpi;
   std::unique_ptr<Communicator> host;
   std::map<AxisList, ncclComm_t> groups;
   ncclComm_t world = nullptr;

@@ -32,6 +32,26 @@ def main(argv):
     elif cmd == "embed":  # TABLE IDS OUT: table[ids]
         t, ids = np.load(argv[2]), np.load(argv[3])
         np.save(argv[4], t[ids])
+    elif cmd == "ops":  # DIR: the outputs of ops-single-rank.mlir from DIR/*.npy
+        d = argv[2]
+        x = np.load(d + "/x.npy").astype(np.float64)
+        g = np.load(d + "/gamma.npy").astype(np.float64)
+        table, ids = np.load(d + "/table.npy"), np.load(d + "/ids.npy")
+        a3 = np.load(d + "/a3.npy").astype(np.float64)
+        b3 = np.load(d + "/b3.npy").astype(np.float64)
+        from math import erf
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        y = (x - mean) / np.sqrt(var + 1e-5) * g
+        gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2))))
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        outs = [gelu(y), e / e.sum(axis=-1, keepdims=True), table[ids],
+                np.pad(x.T, ((1, 0), (0, 2)), constant_values=0.5),
+                np.concatenate([x, 2 * x], axis=0), a3 @ b3,
+                x.max(axis=1), (ids * 3 + 1) % 5]
+        for i, o in enumerate(outs):
+            dtype = np.int64 if o.dtype.kind == "i" else np.float32
+            np.save("%s/expected_%d.npy" % (d, i), np.ascontiguousarray(o.astype(dtype)))
     elif cmd == "fortran":  # OUT: a Fortran-ordered array
         np.save(argv[2], np.asfortranarray(np.ones((2, 3), np.float32)))
     else:

@@ -47,9 +47,9 @@ std::unique_ptr<Backend> createCudaBackend(int device = 0);
 /// are device pointers of `cudaBackend`, whose stream the collectives are
 /// queued on; `cudaBackend` must be a CUDA backend and outlive the
 /// communicator. Host-side services (gatherToRoot, barrier, abort) go over
-/// MPI. Like createMpiCommunicator: MPI must be initialised and the world
-/// size must equal the mesh size (without MPI: one-device meshes only).
-/// The constructor is collective over all ranks.
+/// MPI. In an MPI job (MPI initialised) the world size must equal the mesh
+/// size, as for createMpiCommunicator, and the constructor is collective
+/// over all ranks; a single process without MPI runs one-device meshes.
 std::unique_ptr<Communicator> createNcclCommunicator(const DeviceMesh &mesh,
                                                      Backend &cudaBackend);
 

@@ -1,0 +1,643 @@
+//===- CudaBackendTest.cpp - Every Backend kernel against the CPU one -----===//
+//
+// Each test runs one kernel on a backend under test (uploaded inputs,
+// downloaded results) and on the CPU backend (the reference) with the same
+// seeded data. The suite is instantiated twice: "cuda" (skipped with the
+// reason when no GPU is visible) and "cpu", which runs everywhere and keeps
+// the test's own specs, shapes and expected errors honest on machines
+// without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autoshard/Runtime/CudaBackend.h"
+#include "autoshard/Runtime/Executor.h"
+#include "autoshard/Runtime/HostIO.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace autoshard;
+using namespace autoshard::rt;
+
+namespace {
+
+Tensor seeded(DType t, Shape s, uint64_t key) {
+  return makeSeededTensor(t, std::move(s), /*seed=*/7, key);
+}
+
+/// Equal element for element: exact for integers and where both backends
+/// evaluate in the same order; `rtol` bounds |got - want| / max(1, |want|)
+/// for GEMMs and transcendental functions.
+void expectClose(const Tensor &got, const Tensor &want, double rtol = 0) {
+  ASSERT_EQ(got.getDType(), want.getDType());
+  ASSERT_EQ(got.getShape(), want.getShape());
+  for (int64_t i = 0; i < want.getNumElements(); ++i) {
+    if (!isFloatDType(want.getDType())) {
+      ASSERT_EQ(got.getAsInt(i), want.getAsInt(i)) << "element " << i;
+      continue;
+    }
+    double g = got.getAsDouble(i), w = want.getAsDouble(i);
+    if (g == w) // also equal infinities
+      continue;
+    if (std::isnan(w)) {
+      ASSERT_TRUE(std::isnan(g)) << "element " << i;
+      continue;
+    }
+    ASSERT_LE(std::fabs(g - w), rtol * std::max(1.0, std::fabs(w)))
+        << "element " << i << ": got " << g << ", want " << w;
+  }
+}
+
+ScalarInst inst(ScalarOp op, DType type, int32_t dst, int32_t a = -1,
+                int32_t b = -1, int32_t c = -1, int64_t imm = 0,
+                double fimm = 0) {
+  ScalarInst in;
+  in.op = op;
+  in.type = type;
+  in.srcType = type;
+  in.dst = dst;
+  in.a = a;
+  in.b = b;
+  in.c = c;
+  in.imm = imm;
+  in.fimm = fimm;
+  return in;
+}
+
+/// rows[r] = coefficients per loop, then an optional constant.
+AffineMapSpec map(int64_t numLoops, std::vector<std::vector<int64_t>> rows) {
+  AffineMapSpec m;
+  m.numResults = static_cast<int64_t>(rows.size());
+  for (auto &row : rows) {
+    for (int64_t l = 0; l < numLoops; ++l)
+      m.coeffs.push_back(row[l]);
+    m.consts.push_back(static_cast<int64_t>(row.size()) > numLoops
+                           ? row[numLoops]
+                           : 0);
+  }
+  return m;
+}
+
+class BackendVsCpuTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    cpu = createCpuBackend();
+    if (GetParam() == "cpu") {
+      dut = createCpuBackend();
+      return;
+    }
+    if (!isCudaAvailable())
+      GTEST_SKIP() << "CUDA backend not tested: " << getCudaUnavailableReason();
+    dut = createCudaBackend(0);
+  }
+
+  Tensor up(const Tensor &t) { return dut->upload(t); }
+  Tensor down(const Tensor &t) { return dut->download(t); }
+  /// A host-side deep copy, so the reference never shares the DUT's input.
+  static Tensor host(const Tensor &t) { return t.clone(); }
+
+  /// Runs `spec` on both backends; outputs start from `inits`.
+  void checkGeneric(const GenericSpec &spec, const std::vector<Tensor> &ins,
+                    const std::vector<Tensor> &caps,
+                    const std::vector<Tensor> &inits, double rtol = 0) {
+    std::vector<Tensor> dIns, dCaps, dOuts, rOuts;
+    std::vector<const Tensor *> dInPtrs, dCapPtrs, rInPtrs, rCapPtrs;
+    std::vector<Tensor *> dOutPtrs, rOutPtrs;
+    for (const Tensor &t : ins)
+      dIns.push_back(up(t));
+    for (const Tensor &t : caps)
+      dCaps.push_back(up(t));
+    for (const Tensor &t : inits) {
+      dOuts.push_back(up(host(t)));
+      rOuts.push_back(host(t));
+    }
+    for (size_t k = 0; k < ins.size(); ++k) {
+      dInPtrs.push_back(&dIns[k]);
+      rInPtrs.push_back(&ins[k]);
+    }
+    for (size_t k = 0; k < caps.size(); ++k) {
+      dCapPtrs.push_back(&dCaps[k]);
+      rCapPtrs.push_back(&caps[k]);
+    }
+    for (size_t k = 0; k < inits.size(); ++k) {
+      dOutPtrs.push_back(&dOuts[k]);
+      rOutPtrs.push_back(&rOuts[k]);
+    }
+    dut->generic(spec, dInPtrs, dCapPtrs, dOutPtrs);
+    cpu->generic(spec, rInPtrs, rCapPtrs, rOutPtrs);
+    for (size_t k = 0; k < inits.size(); ++k)
+      expectClose(down(dOuts[k]), rOuts[k], rtol);
+  }
+
+  std::unique_ptr<Backend> cpu, dut;
+};
+
+TEST_P(BackendVsCpuTest, UploadDownloadAllocateCopyFill) {
+  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1}) {
+    Tensor x = seeded(t, {3, 5}, 1);
+    expectClose(down(up(x)), x);
+    Tensor z = dut->allocate(t, {4, 2});
+    expectClose(down(z), Tensor(t, {4, 2}));
+    Tensor c = dut->allocate(t, {15});
+    dut->copy(up(x).reshaped({15}), c);
+    expectClose(down(c), x.reshaped({15}));
+  }
+  // fill converts the scalar to the destination type like the CPU backend.
+  for (DType valueType : {DType::F32, DType::F64, DType::I32, DType::I64}) {
+    Tensor value(valueType, {});
+    value.setFromDouble(0, -2.75);
+    for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64,
+                    DType::I1}) {
+      Tensor d = dut->allocate(t, {7}), r(t, {7});
+      dut->fill(d, up(value));
+      cpu->fill(r, value);
+      expectClose(down(d), r);
+    }
+  }
+  Tensor notScalar = seeded(DType::F32, {2}, 2);
+  Tensor d = dut->allocate(DType::F32, {3});
+  EXPECT_THROW(dut->fill(d, up(notScalar)), Error);
+}
+
+TEST_P(BackendVsCpuTest, MatmulAllTransposes) {
+  for (DType t : {DType::F32, DType::F64})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        int64_t m = 37, k = 19, n = 23;
+        Tensor a = seeded(t, ta ? Shape{k, m} : Shape{m, k}, 3);
+        Tensor b = seeded(t, tb ? Shape{n, k} : Shape{k, n}, 4);
+        Tensor c0 = seeded(t, {m, n}, 5); // c += a b accumulates
+        Tensor dc = up(host(c0)), rc = host(c0);
+        dut->matmul(up(a), up(b), dc, ta, tb);
+        cpu->matmul(a, b, rc, ta, tb);
+        expectClose(down(dc), rc, t == DType::F32 ? 1e-5 : 1e-12);
+      }
+}
+
+TEST_P(BackendVsCpuTest, BatchMatmulAllTransposes) {
+  for (DType t : {DType::F32, DType::F64})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        int64_t batch = 3, m = 9, k = 33, n = 6;
+        Tensor a = seeded(t, ta ? Shape{batch, k, m} : Shape{batch, m, k}, 6);
+        Tensor b = seeded(t, tb ? Shape{batch, n, k} : Shape{batch, k, n}, 7);
+        Tensor c0 = seeded(t, {batch, m, n}, 8);
+        Tensor dc = up(host(c0)), rc = host(c0);
+        dut->batchMatmul(up(a), up(b), dc, ta, tb);
+        cpu->batchMatmul(a, b, rc, ta, tb);
+        expectClose(down(dc), rc, t == DType::F32 ? 1e-5 : 1e-12);
+      }
+}
+
+TEST_P(BackendVsCpuTest, MatmulRejectsBadOperands) {
+  Tensor a = up(seeded(DType::F32, {4, 3}, 1));
+  Tensor b = up(seeded(DType::F32, {4, 2}, 2)); // k mismatch
+  Tensor c = dut->allocate(DType::F32, {4, 2});
+  EXPECT_THROW(dut->matmul(a, b, c, false, false), Error);
+  Tensor ia = up(seeded(DType::I32, {2, 2}, 1));
+  Tensor ic = dut->allocate(DType::I32, {2, 2});
+  EXPECT_THROW(dut->matmul(ia, ia, ic, false, false), Error);
+  Tensor b3 = up(seeded(DType::F32, {2, 3, 2}, 3));
+  Tensor a3 = up(seeded(DType::F32, {3, 4, 3}, 4)); // batch mismatch
+  Tensor c3 = dut->allocate(DType::F32, {3, 4, 2});
+  EXPECT_THROW(dut->batchMatmul(a3, b3, c3, false, false), Error);
+}
+
+TEST_P(BackendVsCpuTest, GenericBroadcastElementwise) {
+  // out[i, j] = exp(a[i, j]) * b[j] + out[i, j]
+  GenericSpec g;
+  g.loopRanges = {5, 7};
+  g.numInputs = 2;
+  g.numOutputs = 1;
+  g.maps = {map(2, {{1, 0}, {0, 1}}), map(2, {{0, 1}}),
+            map(2, {{1, 0}, {0, 1}})};
+  g.body = {inst(ScalarOp::Exp, DType::F32, 3, 0),
+            inst(ScalarOp::Mul, DType::F32, 4, 3, 1),
+            inst(ScalarOp::Add, DType::F32, 5, 4, 2)};
+  g.numRegs = 6;
+  g.yields = {5};
+  checkGeneric(g, {seeded(DType::F32, {5, 7}, 1), seeded(DType::F32, {7}, 2)},
+               {}, {seeded(DType::F32, {5, 7}, 3)}, 1e-6);
+}
+
+TEST_P(BackendVsCpuTest, GenericReductionMatchesInOrder) {
+  // c[i, j] += a[i, k] * b[k, j] over loops (i, k, j): k is a reduction
+  // interleaved between parallel loops; same order, so bit-exact.
+  for (DType t : {DType::F32, DType::F64}) {
+    GenericSpec g;
+    g.loopRanges = {4, 6, 5};
+    g.numInputs = 2;
+    g.numOutputs = 1;
+    g.maps = {map(3, {{1, 0, 0}, {0, 1, 0}}), map(3, {{0, 1, 0}, {0, 0, 1}}),
+              map(3, {{1, 0, 0}, {0, 0, 1}})};
+    g.body = {inst(ScalarOp::Mul, t, 3, 0, 1), inst(ScalarOp::Add, t, 4, 2, 3)};
+    g.numRegs = 5;
+    g.yields = {4};
+    checkGeneric(g, {seeded(t, {4, 6}, 1), seeded(t, {6, 5}, 2)}, {},
+                 {seeded(t, {4, 5}, 3)});
+  }
+  // A max-reduction into a rank-0 output: no parallel loop at all.
+  GenericSpec g;
+  g.loopRanges = {3, 8};
+  g.numInputs = 1;
+  g.numOutputs = 1;
+  g.maps = {map(2, {{1, 0}, {0, 1}}), AffineMapSpec{0, {}, {}}};
+  g.body = {inst(ScalarOp::Max, DType::F32, 2, 0, 1)};
+  g.numRegs = 3;
+  g.yields = {2};
+  Tensor init(DType::F32, {});
+  init.setFromDouble(0, -1e30);
+  checkGeneric(g, {seeded(DType::F32, {3, 8}, 4)}, {}, {init});
+}
+
+TEST_P(BackendVsCpuTest, GenericIntegerOpsIndexSelectTwoOutputs) {
+  // y[i] = x[i] < i % 3 ? x[i] * (i % 3) : i ; z[i] = sqrt(f64(y[i]))
+  GenericSpec g;
+  g.loopRanges = {33};
+  g.numInputs = 1;
+  g.numOutputs = 2;
+  g.maps = {map(1, {{1}}), map(1, {{1}}), map(1, {{1}})};
+  ScalarInst widen = inst(ScalarOp::ICast, DType::I64, 7, 0);
+  widen.srcType = DType::I32;
+  ScalarInst lt = inst(ScalarOp::CmpI, DType::I1, 9, 7, 6, -1, /*slt=*/2);
+  lt.srcType = DType::I64;
+  ScalarInst toF = inst(ScalarOp::IToF, DType::F64, 11, 10);
+  toF.srcType = DType::I64;
+  g.body = {inst(ScalarOp::Index, DType::I64, 3, -1, -1, -1, 0),
+            inst(ScalarOp::Const, DType::I64, 5, -1, -1, -1, 3),
+            inst(ScalarOp::Rem, DType::I64, 6, 3, 5),
+            widen,
+            inst(ScalarOp::Mul, DType::I64, 8, 7, 6),
+            lt,
+            inst(ScalarOp::Select, DType::I64, 10, 9, 8, 3),
+            toF,
+            inst(ScalarOp::Sqrt, DType::F64, 12, 11)};
+  g.numRegs = 13;
+  g.yields = {10, 12};
+  checkGeneric(g, {seeded(DType::I32, {33}, 1)}, {},
+               {Tensor(DType::I64, {33}), Tensor(DType::F64, {33})});
+}
+
+TEST_P(BackendVsCpuTest, GenericTranscendentals) {
+  GenericSpec g;
+  g.loopRanges = {64};
+  g.numInputs = 2;
+  g.numOutputs = 1;
+  g.maps = {map(1, {{1}}), map(1, {{1}}), map(1, {{1}})};
+  g.body = {inst(ScalarOp::Tanh, DType::F32, 3, 0),
+            inst(ScalarOp::Erf, DType::F32, 4, 1),
+            inst(ScalarOp::Abs, DType::F32, 5, 0),
+            inst(ScalarOp::Log1p, DType::F32, 6, 5),
+            inst(ScalarOp::Atan2, DType::F32, 7, 3, 4),
+            inst(ScalarOp::Pow, DType::F32, 8, 5, 1),
+            inst(ScalarOp::Fma, DType::F32, 9, 6, 7, 8),
+            inst(ScalarOp::Rsqrt, DType::F32, 10, 5),
+            inst(ScalarOp::MinNum, DType::F32, 11, 9, 10)};
+  g.numRegs = 12;
+  g.yields = {11};
+  checkGeneric(g, {seeded(DType::F32, {64}, 1), seeded(DType::F32, {64}, 2)},
+               {}, {Tensor(DType::F32, {64})}, 1e-6);
+}
+
+TEST_P(BackendVsCpuTest, GenericCapturedTensorAndItsBounds) {
+  // out[i] = table[idx[i], 1]
+  GenericSpec g;
+  g.loopRanges = {6};
+  g.numInputs = 1;
+  g.numOutputs = 1;
+  g.numCaptures = 1;
+  g.maps = {map(1, {{1}}), map(1, {{1}})};
+  ScalarInst load = inst(ScalarOp::Captured, DType::F32, 3, -1, -1, -1, 0);
+  load.args = {0, 2};
+  g.body = {inst(ScalarOp::Const, DType::I64, 2, -1, -1, -1, 1), load};
+  g.numRegs = 4;
+  g.yields = {3};
+  Tensor idx(DType::I64, {6});
+  for (int64_t i = 0; i < 6; ++i)
+    idx.setFromInt(i, (i * 3) % 4);
+  Tensor table = seeded(DType::F32, {4, 3}, 1);
+  checkGeneric(g, {idx}, {table}, {Tensor(DType::F32, {6})});
+
+  idx.setFromInt(4, 9);
+  Tensor dIdx = up(idx), dTable = up(table);
+  Tensor out = dut->allocate(DType::F32, {6});
+  EXPECT_THROW(dut->generic(g, {&dIdx}, {&dTable}, {&out}), Error);
+  // The backend stays usable after a data fault.
+  idx.setFromInt(4, 0);
+  checkGeneric(g, {idx}, {table}, {Tensor(DType::F32, {6})});
+}
+
+TEST_P(BackendVsCpuTest, GenericNonInjectiveOutputRunsSequentially) {
+  // out[i + j] += a[i, j]: parallel threads would race; results must still
+  // match the sequential order.
+  GenericSpec g;
+  g.loopRanges = {4, 5};
+  g.numInputs = 1;
+  g.numOutputs = 1;
+  g.maps = {map(2, {{1, 0}, {0, 1}}), map(2, {{1, 1}})};
+  g.body = {inst(ScalarOp::Add, DType::F32, 2, 1, 0)};
+  g.numRegs = 3;
+  g.yields = {2};
+  checkGeneric(g, {seeded(DType::F32, {4, 5}, 1)}, {},
+               {seeded(DType::F32, {8}, 2)});
+}
+
+TEST_P(BackendVsCpuTest, GenericErrors) {
+  GenericSpec g;
+  g.loopRanges = {4};
+  g.numInputs = 2;
+  g.numOutputs = 1;
+  g.maps = {map(1, {{1}}), map(1, {{1}}), map(1, {{1}})};
+  g.body = {inst(ScalarOp::Div, DType::I32, 3, 0, 1)};
+  g.numRegs = 4;
+  g.yields = {3};
+  Tensor a = up(seeded(DType::I32, {4}, 1));
+  Tensor zero = dut->allocate(DType::I32, {4});
+  Tensor out = dut->allocate(DType::I32, {4});
+  EXPECT_THROW(dut->generic(g, {&a, &zero}, {}, {&out}), Error);
+  // Out-of-bounds map: loop range 5 over a 4-element operand.
+  g.loopRanges = {5};
+  Tensor b = up(seeded(DType::I32, {4}, 2));
+  EXPECT_THROW(dut->generic(g, {&a, &b}, {}, {&out}), Error);
+  // Malformed bytecode.
+  g.loopRanges = {4};
+  g.body[0].dst = 99;
+  EXPECT_THROW(dut->generic(g, {&a, &b}, {}, {&out}), Error);
+}
+
+TEST_P(BackendVsCpuTest, Transpose) {
+  for (DType t : {DType::F32, DType::I64, DType::I1}) {
+    Tensor x = seeded(t, {3, 4, 5}, 1);
+    Tensor d = dut->allocate(t, {5, 3, 4}), r(t, {5, 3, 4});
+    dut->transpose(up(x), d, {2, 0, 1});
+    cpu->transpose(x, r, {2, 0, 1});
+    expectClose(down(d), r);
+  }
+  Tensor x = up(seeded(DType::F32, {3, 4}, 1));
+  Tensor bad = dut->allocate(DType::F32, {3, 4});
+  EXPECT_THROW(dut->transpose(x, bad, {1, 0}), Error);
+}
+
+TEST_P(BackendVsCpuTest, SoftmaxEveryDim) {
+  for (DType t : {DType::F32, DType::F64})
+    for (int64_t dim = 0; dim < 3; ++dim) {
+      Tensor x = seeded(t, {3, 4, 5}, 10 + dim);
+      Tensor d = dut->allocate(t, {3, 4, 5}), r(t, {3, 4, 5});
+      dut->softmax(up(x), d, dim);
+      cpu->softmax(x, r, dim);
+      expectClose(down(d), r, t == DType::F32 ? 1e-6 : 1e-14);
+    }
+}
+
+TEST_P(BackendVsCpuTest, ReduceEveryKindAndType) {
+  std::vector<std::vector<int64_t>> dimSets = {{1}, {0, 2}, {}, {0, 1, 2}};
+  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1})
+    for (ReductionKind kind : {ReductionKind::Sum, ReductionKind::Max,
+                               ReductionKind::Min, ReductionKind::Product})
+      for (const auto &dims : dimSets) {
+        Tensor x = seeded(t, {3, 4, 5}, 20);
+        Shape outShape;
+        for (int64_t d = 0; d < 3; ++d)
+          if (std::find(dims.begin(), dims.end(), d) == dims.end())
+            outShape.push_back(x.getDim(d));
+        Tensor d = dut->allocate(t, outShape), r(t, outShape);
+        dut->reduce(up(x), d, dims, kind);
+        cpu->reduce(x, r, dims, kind);
+        expectClose(down(d), r);
+      }
+  Tensor x = up(seeded(DType::F32, {3, 4}, 1));
+  Tensor wrong = dut->allocate(DType::F32, {4});
+  EXPECT_THROW(dut->reduce(x, wrong, {1}, ReductionKind::Sum), Error);
+}
+
+TEST_P(BackendVsCpuTest, AccumulateEveryKind) {
+  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1})
+    for (ReductionKind kind : {ReductionKind::Sum, ReductionKind::Max,
+                               ReductionKind::Min, ReductionKind::Product}) {
+      Tensor acc = seeded(t, {9, 2}, 30), x = seeded(t, {9, 2}, 31);
+      Tensor d = up(host(acc)), r = host(acc);
+      dut->accumulate(d, up(x), kind);
+      cpu->accumulate(r, x, kind);
+      expectClose(down(d), r);
+    }
+}
+
+TEST_P(BackendVsCpuTest, GatherAndItsBounds) {
+  Tensor source = seeded(DType::F32, {5, 4, 3}, 1);
+  // One gathered dim, i64 indices [2, 3, 1].
+  Tensor idx(DType::I64, {2, 3, 1});
+  for (int64_t i = 0; i < 6; ++i)
+    idx.setFromInt(i, (i * 5) % 4);
+  Tensor d = dut->allocate(DType::F32, {2, 3, 5, 1, 3});
+  Tensor r(DType::F32, {2, 3, 5, 1, 3});
+  dut->gather(up(source), up(idx), d, {1});
+  cpu->gather(source, idx, r, {1});
+  expectClose(down(d), r);
+  // Two gathered dims, i32 indices.
+  Tensor idx2(DType::I32, {4, 2});
+  for (int64_t i = 0; i < 4; ++i) {
+    idx2.setFromInt(2 * i, (i * 3) % 5);
+    idx2.setFromInt(2 * i + 1, i % 3);
+  }
+  Tensor d2 = dut->allocate(DType::F32, {4, 4}), r2(DType::F32, {4, 4});
+  dut->gather(up(source), up(idx2), d2, {0, 2});
+  cpu->gather(source, idx2, r2, {0, 2});
+  expectClose(down(d2), r2);
+  idx2.setFromInt(2, 5); // dim 0 has size 5
+  EXPECT_THROW(dut->gather(up(source), up(idx2), d2, {0, 2}), Error);
+}
+
+TEST_P(BackendVsCpuTest, SlicesConcatPad) {
+  for (DType t : {DType::F32, DType::I64, DType::I1}) {
+    Tensor x = seeded(t, {6, 7, 4}, 40);
+    std::vector<int64_t> offsets = {1, 0, 2}, sizes = {2, 3, 2},
+                         strides = {2, 3, 1};
+    Tensor d = dut->allocate(t, {2, 3, 2}), r(t, {2, 3, 2});
+    dut->extractSlice(up(x), d, offsets, sizes, strides);
+    cpu->extractSlice(x, r, offsets, sizes, strides);
+    expectClose(down(d), r);
+
+    Tensor piece = seeded(t, {2, 3, 2}, 41);
+    Tensor dd = up(host(x)), rd = host(x);
+    dut->insertSlice(up(piece), dd, offsets, sizes, strides);
+    cpu->insertSlice(piece, rd, offsets, sizes, strides);
+    expectClose(down(dd), rd);
+
+    Tensor p0 = seeded(t, {2, 7, 4}, 42), p1 = seeded(t, {3, 7, 4}, 43);
+    Tensor dp0 = up(p0), dp1 = up(p1);
+    Tensor dc = dut->allocate(t, {5, 7, 4}), rc(t, {5, 7, 4});
+    dut->concat({&dp0, &dp1}, dc, 0);
+    cpu->concat({&p0, &p1}, rc, 0);
+    expectClose(down(dc), rc);
+
+    Tensor value(t, {});
+    value.setFromInt(0, 1);
+    Tensor dpad = dut->allocate(t, {8, 9, 5}), rpad(t, {8, 9, 5});
+    dut->pad(up(x), up(value), dpad, {1, 2, 0});
+    cpu->pad(x, value, rpad, {1, 2, 0});
+    expectClose(down(dpad), rpad);
+  }
+  Tensor x = up(seeded(DType::F32, {4, 4}, 1));
+  Tensor out = dut->allocate(DType::F32, {2, 2});
+  EXPECT_THROW(dut->extractSlice(x, out, {3, 0}, {2, 2}, {1, 1}), Error);
+}
+
+/// relu(x @ w)^T through the Executor: the kernels chained on one stream,
+/// values freed and inits reused as the executor decides.
+TEST_P(BackendVsCpuTest, ExecutorRunsAProgram) {
+  auto io = [](ValueId v, Shape shape) {
+    ProgramIO p;
+    p.value = v;
+    p.name = "v" + std::to_string(v);
+    p.globalShape = shape;
+    p.layout = TensorLayout::replicated(shape.size());
+    return p;
+  };
+  Program p;
+  p.mesh = DeviceMesh({MeshAxis{"x", 1}});
+  ValueId x = p.addValue(DType::F32, {16, 24});
+  ValueId w = p.addValue(DType::F32, {24, 8});
+  p.inputs = {io(x, {16, 24}), io(w, {24, 8})};
+  ValueId c = p.addValue(DType::F32, {16, 8});
+  Instruction empty;
+  empty.kind = OpKind::Empty;
+  empty.results = {c};
+  ValueId m = p.addValue(DType::F32, {16, 8});
+  Instruction mm;
+  mm.kind = OpKind::Matmul;
+  mm.operands = {x, w, c};
+  mm.results = {m};
+  auto g = std::make_shared<GenericSpec>();
+  g->loopRanges = {16, 8};
+  g->numInputs = 1;
+  g->numOutputs = 1;
+  g->maps = {map(2, {{1, 0}, {0, 1}}), map(2, {{1, 0}, {0, 1}})};
+  g->body = {inst(ScalarOp::Const, DType::F32, 2),
+             inst(ScalarOp::MaxNum, DType::F32, 3, 0, 2)};
+  g->numRegs = 4;
+  g->yields = {3};
+  ValueId relu = p.addValue(DType::F32, {16, 8});
+  Instruction gen;
+  gen.kind = OpKind::Generic;
+  gen.generic = g;
+  gen.operands = {m, m};
+  gen.results = {relu};
+  ValueId tInit = p.addValue(DType::F32, {8, 16});
+  Instruction empty2;
+  empty2.kind = OpKind::Empty;
+  empty2.results = {tInit};
+  ValueId tr = p.addValue(DType::F32, {8, 16});
+  Instruction trans;
+  trans.kind = OpKind::Transpose;
+  trans.operands = {relu, tInit};
+  trans.results = {tr};
+  trans.perm = {1, 0};
+  p.instructions = {empty, mm, gen, empty2, trans};
+  p.outputs = {io(tr, {8, 16})};
+
+  Tensor hx = seeded(DType::F32, {16, 24}, 50), hw = seeded(DType::F32, {24, 8}, 51);
+  auto localCpu = createLocalCommunicator(p.mesh);
+  auto localDut = createLocalCommunicator(p.mesh);
+  Executor ref(p, *cpu, *localCpu), run(p, *dut, *localDut);
+  std::vector<Tensor> want = ref.run({hx, hw});
+  std::vector<Tensor> got = run.run({up(hx), up(hw)});
+  ASSERT_EQ(got.size(), 1u);
+  expectClose(down(got[0]), want[0], 1e-5);
+  // A second run reuses the cached generic body and pooled memory.
+  got = run.run({up(hx), up(hw)});
+  expectClose(down(got[0]), want[0], 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendVsCpuTest,
+                         ::testing::Values("cuda", "cpu"),
+                         [](const auto &info) { return info.param; });
+
+/// What a machine without a GPU (or a runtime without CUDA) must do: say
+/// why, and never crash.
+TEST(CudaAvailabilityTest, UnavailableIsAnErrorNotACrash) {
+  if (isCudaAvailable()) {
+    EXPECT_EQ(getCudaUnavailableReason(), "");
+    EXPECT_GT(getCudaDeviceCount(), 0);
+    EXPECT_THROW(createCudaBackend(getCudaDeviceCount()), Error);
+    EXPECT_THROW(createCudaBackend(-1), Error);
+    return;
+  }
+  EXPECT_NE(getCudaUnavailableReason(), "");
+  try {
+    createCudaBackend(0);
+    FAIL() << "createCudaBackend succeeded without a device";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("CUDA"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(pickCudaDevice(3), 0);
+}
+
+TEST(CudaAvailabilityTest, NcclNeedsTheCudaBackend) {
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  DeviceMesh mesh({MeshAxis{"x", 1}});
+  EXPECT_THROW(createNcclCommunicator(mesh, *cpu), Error);
+}
+
+TEST(CudaAvailabilityTest, HostTensorsAreRejected) {
+  if (!isCudaAvailable())
+    GTEST_SKIP() << "CUDA backend not tested: " << getCudaUnavailableReason();
+  std::unique_ptr<Backend> gpu = createCudaBackend(0);
+  Tensor hostTensor = seeded(DType::F32, {4, 4}, 1);
+  Tensor out = gpu->allocate(DType::F32, {4, 4});
+  EXPECT_THROW(gpu->transpose(hostTensor, out, {1, 0}), Error);
+}
+
+/// NCCL on a one-device mesh in a single process: every collective is the
+/// identity (or a copy), the same as the local communicator.
+TEST(NcclSingleRankTest, EveryCollectiveOnOneRank) {
+  if (!isCudaAvailable())
+    GTEST_SKIP() << "NCCL not tested: " << getCudaUnavailableReason();
+  std::unique_ptr<Backend> gpu = createCudaBackend(0);
+  DeviceMesh mesh({MeshAxis{"x", 1}, MeshAxis{"y", 1}});
+  std::unique_ptr<Communicator> comm = createNcclCommunicator(mesh, *gpu);
+  AxisList axes = {1};
+  comm->prepareGroup(axes);
+  Tensor x = seeded(DType::F32, {12}, 1);
+  Tensor dx = gpu->upload(x);
+  auto fresh = [&] { return gpu->allocate(DType::F32, {12}); };
+  Tensor out = fresh();
+  comm->allReduce(dx.getRawData(), out.getRawData(), 12, DType::F32,
+                  ReductionKind::Sum, axes);
+  expectClose(gpu->download(out), x);
+  out = fresh();
+  comm->allGather(dx.getRawData(), out.getRawData(), 48, axes);
+  expectClose(gpu->download(out), x);
+  out = fresh();
+  comm->allGatherV(dx.getRawData(), out.getRawData(), {48}, axes);
+  expectClose(gpu->download(out), x);
+  out = fresh();
+  comm->reduceScatter(dx.getRawData(), out.getRawData(), 12, DType::F32,
+                      ReductionKind::Max, axes);
+  expectClose(gpu->download(out), x);
+  out = fresh();
+  comm->reduceScatterV(dx.getRawData(), out.getRawData(), {12}, DType::F32,
+                       ReductionKind::Sum, axes);
+  expectClose(gpu->download(out), x);
+  out = fresh();
+  comm->allToAll(dx.getRawData(), out.getRawData(), 48, axes);
+  expectClose(gpu->download(out), x);
+  out = fresh();
+  comm->allToAllV(dx.getRawData(), {48}, out.getRawData(), {48}, axes);
+  expectClose(gpu->download(out), x);
+  out = fresh();
+  comm->sendRecv(dx.getRawData(), 0, out.getRawData(), 0, 48);
+  expectClose(gpu->download(out), x);
+  std::vector<std::vector<uint8_t>> all = comm->gatherToRoot(dx.getRawData(), 48);
+  ASSERT_EQ(all.size(), 1u);
+  ASSERT_EQ(all[0].size(), 48u);
+  EXPECT_EQ(std::memcmp(all[0].data(), x.getRawData(), 48), 0);
+  EXPECT_THROW(comm->allGatherV(dx.getRawData(), out.getRawData(), {24, 24},
+                                axes),
+               Error);
+}
+
+} // namespace

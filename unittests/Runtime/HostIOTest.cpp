@@ -1,0 +1,175 @@
+//===- HostIOTest.cpp - .npy, seeded inputs, shards -----------------------===//
+
+#include "autoshard/Runtime/HostIO.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+using namespace autoshard;
+using namespace autoshard::rt;
+
+namespace {
+std::string tempPath(const std::string &name) {
+  return "/tmp/autoshard-rt-" + std::to_string(getpid()) + "-" + name;
+}
+
+void writeRaw(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string npyHeader(const std::string &dict) {
+  std::string h = dict;
+  size_t total = 10 + h.size() + 1;
+  h.append((64 - total % 64) % 64, ' ');
+  h += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(h.size() & 0xff);
+  out += static_cast<char>(h.size() >> 8);
+  return out + h;
+}
+
+DeviceMesh mesh2x2() {
+  return DeviceMesh({MeshAxis{"dp", 2}, MeshAxis{"mp", 2}});
+}
+} // namespace
+
+TEST(NpyTest, RoundTripsEveryDType) {
+  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1})
+    for (Shape s : {Shape{}, Shape{5}, Shape{2, 3, 4}, Shape{0, 3}}) {
+      Tensor x = makeSeededTensor(t, s, 3, 1);
+      std::string path = tempPath("rt.npy");
+      writeNpy(path, x);
+      Tensor y = readNpy(path);
+      EXPECT_EQ(y.getDType(), t);
+      EXPECT_EQ(y.getShape(), s);
+      double err;
+      EXPECT_EQ(compareTensors(x, y, 0, 0, err), "");
+      std::remove(path.c_str());
+    }
+}
+
+TEST(NpyTest, ReportsBadFiles) {
+  auto expectError = [](const std::string &path, const std::string &what) {
+    try {
+      readNpy(path);
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
+          << e.what();
+    }
+  };
+  expectError(tempPath("does-not-exist.npy"), "cannot open");
+  std::string garbage = tempPath("garbage.npy");
+  writeRaw(garbage, "hello world, not numpy");
+  expectError(garbage, "not a valid .npy file");
+  std::string fortran = tempPath("fortran.npy");
+  writeRaw(fortran, npyHeader("{'descr': '<f4', 'fortran_order': True, "
+                              "'shape': (2, 2), }") +
+                        std::string(16, '\0'));
+  expectError(fortran, "Fortran order");
+  std::string half = tempPath("half.npy");
+  writeRaw(half, npyHeader("{'descr': '<f2', 'fortran_order': False, "
+                           "'shape': (2,), }") +
+                     std::string(4, '\0'));
+  expectError(half, "dtype '<f2'");
+  std::string bigEndian = tempPath("be.npy");
+  writeRaw(bigEndian, npyHeader("{'descr': '>f4', 'fortran_order': False, "
+                                "'shape': (2,), }") +
+                          std::string(8, '\0'));
+  expectError(bigEndian, "dtype '>f4'");
+  std::string truncated = tempPath("truncated.npy");
+  writeRaw(truncated, npyHeader("{'descr': '<f8', 'fortran_order': False, "
+                                "'shape': (3, 3), }") +
+                          std::string(8, '\0'));
+  expectError(truncated, "data shorter");
+  for (const std::string &p : {garbage, fortran, half, bigEndian, truncated})
+    std::remove(p.c_str());
+}
+
+TEST(SeededTest, DeterministicAndKeyed) {
+  Tensor a = makeSeededTensor(DType::F32, {64}, 5, 0);
+  Tensor b = makeSeededTensor(DType::F32, {64}, 5, 0);
+  Tensor c = makeSeededTensor(DType::F32, {64}, 5, 1);
+  Tensor d = makeSeededTensor(DType::F32, {64}, 6, 0);
+  double err;
+  EXPECT_EQ(compareTensors(a, b, 0, 0, err), "");
+  EXPECT_NE(compareTensors(a, c, 0, 0, err), "");
+  EXPECT_NE(compareTensors(a, d, 0, 0, err), "");
+  for (int64_t i = 0; i < 64; ++i) {
+    EXPECT_GE(a.getAsDouble(i), -1.0);
+    EXPECT_LT(a.getAsDouble(i), 1.0);
+  }
+  Tensor ints = makeSeededTensor(DType::I64, {64}, 5, 0);
+  for (int64_t i = 0; i < 64; ++i) {
+    EXPECT_GE(ints.getAsInt(i), 0);
+    EXPECT_LT(ints.getAsInt(i), 8);
+  }
+}
+
+// Cutting every position's shard and assembling them gives the global
+// tensor back, for split, multi-axis, partial and uneven layouts.
+TEST(ShardTest, CutThenAssembleIsIdentity) {
+  DeviceMesh mesh = mesh2x2();
+  Tensor global = makeSeededTensor(DType::F32, {8, 6}, 1, 2);
+  std::vector<TensorLayout> layouts;
+  TensorLayout l = TensorLayout::replicated(2);
+  layouts.push_back(l);
+  l.dimAxes = {{0}, {1}};
+  layouts.push_back(l);
+  l.dimAxes = {{1, 0}, {}};
+  layouts.push_back(l);
+  l.dimAxes = {{0}, {}};
+  l.partialAxes = {1};
+  layouts.push_back(l);
+  l.partialKind = ReductionKind::Max;
+  layouts.push_back(l);
+  TensorLayout uneven = TensorLayout::replicated(2);
+  uneven.dimAxes = {{}, {1}};
+  uneven.unevenSizes = {{}, {4, 2}};
+  layouts.push_back(uneven);
+  for (const TensorLayout &layout : layouts) {
+    std::vector<Tensor> locals;
+    for (int64_t pos = 0; pos < 4; ++pos) {
+      Shape local = layout.getMaxLocalShape(mesh, global.getShape());
+      locals.push_back(cutShard(global, mesh, layout, pos, local));
+    }
+    Tensor back = assembleGlobal(locals, mesh, layout, global.getShape());
+    double err;
+    EXPECT_EQ(compareTensors(back, global, 0, 0, err), "")
+        << layout.str(mesh);
+  }
+  // A partial-sum shard: position (0, 1) holds zeros.
+  Tensor shard = cutShard(global, mesh, layouts[3], 1, {4, 6});
+  for (int64_t i = 0; i < shard.getNumElements(); ++i)
+    EXPECT_EQ(shard.getAsDouble(i), 0.0);
+}
+
+TEST(ShardTest, AssembleReducesPartialTerms) {
+  DeviceMesh mesh = mesh2x2();
+  TensorLayout layout = TensorLayout::replicated(1);
+  layout.partialAxes = {0};
+  std::vector<Tensor> locals;
+  for (int64_t pos = 0; pos < 4; ++pos) {
+    Tensor t(DType::F32, {3});
+    for (int64_t i = 0; i < 3; ++i)
+      t.setFromDouble(i, pos * 10 + i);
+    locals.push_back(t);
+  }
+  // Replicated over mp: positions 0 and 2 (mp = 0) are the two terms.
+  Tensor g = assembleGlobal(locals, mesh, layout, {3});
+  for (int64_t i = 0; i < 3; ++i)
+    EXPECT_EQ(g.getAsDouble(i), (0 + i) + (20 + i));
+}
+
+TEST(CompareTest, Tolerances) {
+  Tensor a(DType::F32, {2}), b(DType::F32, {2});
+  a.setFromDouble(0, 1.0);
+  b.setFromDouble(0, 1.0 + 1e-6);
+  double err;
+  EXPECT_EQ(compareTensors(a, b, 1e-5, 0, err), "");
+  EXPECT_NE(compareTensors(a, b, 1e-8, 0, err), "");
+  EXPECT_NE(compareTensors(a, Tensor(DType::F64, {2}), 1, 1, err), "");
+}
