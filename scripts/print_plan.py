@@ -25,16 +25,26 @@ def main():
     except (OSError, ValueError) as e:
         sys.exit(f"print_plan.py: cannot read {sys.argv[1]}: {e}")
 
-    strategies = report.get("strategies", {})
-    items = strategies.items() if isinstance(strategies, dict) else (
-        (s.get("op", "?"), s) for s in strategies)
-    print(f"ops: {report.get('ops', '?')}   solver: {report.get('solver', '?')}")
-    print("strategies of key ops:")
+    strategies = report.get("strategies", [])
+    if isinstance(strategies, dict):
+        strategies = [{"op": k, **(v if isinstance(v, dict) else {"results": v})}
+                      for k, v in strategies.items()]
+    print(f"ops: {report.get('ops', '?')}   solver: {report.get('solver', '?')}"
+          f"   optimal: {report.get('optimal', '?')}")
+    print("strategies of key ops (operands -> results):")
     shown = 0
-    for name, layouts in items:
+    for s in strategies:
+        name = s.get("op", "?")
         if not any(k in name for k in KEY_OPS):
             continue
-        print(f"  {name}: {json.dumps(layouts) if not isinstance(layouts, str) else layouts}")
+        loc = s.get("loc", "")
+        # loc("file":line:col) -> file:line
+        if loc.startswith('loc("'):
+            file, _, rest = loc[5:].partition('"')
+            loc = file.rsplit("/", 1)[-1] + ":" + rest.lstrip(":").split(":")[0]
+        ins = " x ".join(s.get("operands", []))
+        outs = ", ".join(s.get("results", []))
+        print(f"  {name:<20} {loc:<16} {ins} -> {outs}")
         shown += 1
     if not shown:
         print("  (none)")
