@@ -104,43 +104,55 @@ def tensor_bytes(ty):
 
 
 def count_collectives(text):
-    """Collectives of a partitioned module: {'counts': {op: n}, 'bytes': B}
-    with B the per-device bytes sent, summed over the static program."""
+    """Collectives of a partitioned module: {'counts': {op: n}, 'bytes': B,
+    'detail': [(op, bytes)], 'unpriced': [op]} with B the per-device bytes
+    sent, summed over the static program."""
     grids = {name: [int(s) for s in shape.split("x")]
              for name, shape in re.findall(r"shard\.grid @([\w$.]+)\(shape = ([\dx]+)\)", text)}
-    counts, total, unpriced = {}, 0.0, []
+    counts, total, unpriced, detail = {}, 0.0, set(), []
     for line in text.splitlines():
         m = re.search(r"\b((?:shard|dist)\.[a-z_]+) %\S+ on @([\w$.]+)(.*)$", line)
         if not m or (m.group(1) not in COLLECTIVES and m.group(1) not in UNPRICED):
             continue
         op, grid, rest = m.groups()
         counts[op] = counts.get(op, 0) + 1
-        if op in UNPRICED:
-            unpriced.append(op)
+        cost = None if op in UNPRICED else price(op, grids.get(grid), rest)
+        if cost is None:
+            unpriced.add(op)
             continue
-        formula = COLLECTIVES[op][1]
-        if formula == "local":
-            continue
-        types = re.findall(r"tensor<[^>]*>", rest.split(" : ", 1)[-1])
-        operand = tensor_bytes(types[0]) if types else None
-        result = tensor_bytes(types[-1]) if types else None
-        if op == "dist.permute":
-            src = re.search(r"sources = \[([^\]]*)\]", rest)
-            total += operand if src and src.group(1).strip() else 0
-            continue
-        axes = re.search(r"grid_axes = \[([\d, ]*)\]", rest)
-        n = 1
-        for a in (axes.group(1).split(",") if axes else []):
-            if a.strip():
-                n *= grids.get(grid, [1])[int(a)]
-        frac = (n - 1) / n
-        if formula == "reduce2":
-            total += 2 * frac * operand
-        elif formula == "full_out":
-            total += frac * result
-        else:
-            total += frac * operand
-    return {"counts": counts, "bytes": total, "unpriced": sorted(set(unpriced))}
+        total += cost
+        detail.append((op, cost))
+    return {"counts": counts, "bytes": total, "unpriced": sorted(unpriced),
+            "detail": detail}
+
+
+def price(op, grid_shape, rest):
+    """Bytes per device of one collective (see COLLECTIVES); None when the
+    line lacks what the formula needs (unknown grid, dynamic shape)."""
+    formula = COLLECTIVES[op][1]
+    if formula == "local":
+        return 0.0
+    types = re.findall(r"tensor<[^>]*>", rest.split(" : ", 1)[-1])
+    if not types:
+        return None
+    operand, result = tensor_bytes(types[0]), tensor_bytes(types[-1])
+    if op == "dist.permute":
+        src = re.search(r"sources = \[([^\]]*)\]", rest)
+        if operand is None:
+            return None
+        return float(operand) if src and src.group(1).strip() else 0.0
+    axes = re.search(r"grid_axes = \[([\d, ]*)\]", rest)
+    n = 1
+    for a in (axes.group(1).split(",") if axes else []):
+        if a.strip():
+            if grid_shape is None or int(a) >= len(grid_shape):
+                return None
+            n *= grid_shape[int(a)]
+    frac = (n - 1) / n
+    buffer = result if formula == "full_out" else operand
+    if buffer is None:
+        return None
+    return (2 * frac if formula == "reduce2" else frac) * buffer
 
 
 def format_counts(counts):
@@ -183,8 +195,11 @@ def run_tool(cmd, timeout):
     wait4, so each child's own peak, not the maximum over all children)."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=err)
+        except OSError as e:
+            return Run(127, "error: cannot run %s: %s" % (cmd[0], e.strerror), 0.0, 0, False)
         killed = []
         timer = threading.Timer(timeout, lambda: (killed.append(1), proc.kill()))
         timer.start()
@@ -239,6 +254,12 @@ def measure(tool, build_cmd, timers, runs, timeout, workdir):
                 res["error"] = failure(r, timeout) + (" (propagation)" if stage == "prop" else " (partition)")
                 return res, None
             t = pass_times(r.stderr)
+            wanted = [timers["prop"]] + ([timers["part"]] if stage == "full" else [])
+            missing = [name for name in wanted if name not in t]
+            if missing:
+                # A renamed pass would otherwise time as 0 ms.
+                res["error"] = "failed: no --mlir-timing entry for %s" % ", ".join(missing)
+                return res, None
             if stage == "prop":
                 value = t.get(timers["prop"], 0.0)
                 res["prop_s"] = value if res["prop_s"] is None else min(res["prop_s"], value)
@@ -294,11 +315,17 @@ def main():
                     help="generator form; upstream cannot propagate 'reshape'")
     ap.add_argument("--mlir-opt", help="upstream mlir-opt (default: mlir-opt on PATH, then /usr/lib/llvm-22/bin)")
     ap.add_argument("--autoshard-opt", help="autoshard-opt (default: on PATH, then build/bin)")
+    ap.add_argument("--solver", choices=("dp", "exact"),
+                    help="autoshard's --dist-propagate solver (default: its own default)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per tool run")
     ap.add_argument("--mlp-sizes", default="batch=64,hidden=256,ffn=1024")
     ap.add_argument("--gpt-sizes", default="vocab=256,seq=16,batch=8,embed=64,heads=4")
+    ap.add_argument("--count", metavar="FILE",
+                    help="only count and price the collectives of a partitioned module")
     ap.add_argument("--keep", metavar="DIR", help="keep generated and partitioned files here")
     args = ap.parse_args()
+    if args.count:
+        return count_only(args.count)
 
     mlir_opt = find_tool(args.mlir_opt, ["mlir-opt", "mlir-opt-22"],
                          ["/usr/lib/llvm-22/bin/mlir-opt"], "mlir-opt")
@@ -356,6 +383,20 @@ def main():
     return 1 if bad else 0
 
 
+def count_only(path):
+    try:
+        with open(path) as f:
+            c = count_collectives(f.read())
+    except OSError as e:
+        sys.exit("error: cannot read %s: %s" % (path, e.strerror))
+    for op, cost in c["detail"]:
+        print("%s %.0f" % (op, cost))
+    for op in c["unpriced"]:
+        print("%s unpriced" % op)
+    print("total %s %.0f" % (format_counts(c["counts"]), c["bytes"]))
+    return 0
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
@@ -392,11 +433,14 @@ def bench_one(model, L, args, mesh, sizes, mlir_opt, as_opt, tmp):
     prop_report = os.path.join(workdir, "propagate.json")
     part_report = os.path.join(workdir, "partition.json")
 
+    solver = " solver=" + args.solver if args.solver else ""
+
     def autoshard_cmd(stage, out):
         if stage == "prop":
-            return [as_opt, src, "--dist-propagate=report=" + prop_report, "-o", os.devnull] + timing
-        return [as_opt, src, "--dist-propagate", "--dist-partition=report=" + part_report,
-                "-o", out] + timing
+            return [as_opt, src, "--dist-propagate=report=" + prop_report + solver,
+                    "-o", os.devnull] + timing
+        return [as_opt, src, "--dist-propagate=" + solver.strip(),
+                "--dist-partition=report=" + part_report, "-o", out] + timing
 
     rec = {"model": model, "layers": L, "ops": ops, "runs": runs}
     ref, label = reference_bytes(model, L, mesh, sizes)
@@ -414,6 +458,12 @@ def bench_one(model, L, args, mesh, sizes, mlir_opt, as_opt, tmp):
     up, au = rec["upstream"], rec["autoshard"]
     if not au["error"]:
         rec["crosscheck"] = crosscheck(au, part_report)
+        try:
+            with open(prop_report) as f:
+                report = json.load(f)
+            au["solver"], au["solver_optimal"] = report.get("solver"), report.get("optimal")
+        except (OSError, ValueError):
+            pass
     if not up["error"] and not au["error"] and up["prop_s"]:
         rec["time_ratio_prop"] = au["prop_s"] / up["prop_s"]
         rec["time_ratio_full"] = au["full_s"] / up["full_s"] if up["full_s"] else None
@@ -504,6 +554,22 @@ def print_tables(results):
         row += ["-" if res["maxrss_mib"] is None else "%.0f" % res["maxrss_mib"] for res in (up, au)]
         rows.append(row)
     table(head, rows)
+    print()
+    for model in sorted({r["model"] for r in results}, key=[r["model"] for r in results].index):
+        rs = [r for r in results if r["model"] == model]
+        parts = []
+        for tool, short in (("upstream", "upstream"), ("autoshard", "autoshard")):
+            ratios = [r[tool]["bytes_vs_reference"] for r in rs if not r[tool]["error"]]
+            fails = sum(1 for r in rs if r[tool]["error"])
+            text = "%s/%s %s" % (short, rs[0]["reference"], span(ratios))
+            if fails:
+                text += " (%d failed)" % fails
+            parts.append(text)
+        times = [(r["layers"], r["time_ratio_prop"]) for r in rs if r.get("time_ratio_prop")]
+        if times:
+            parts.append("autoshard/upstream propagation time %s, %.2fx at L=%d" % (
+                span([t for _, t in times]), times[-1][1], times[-1][0]))
+        print("summary %s: %s" % (model, "; ".join(parts)))
     print("\ncolls: AR all_reduce, AG all_gather, RS reduce_scatter, A2A all_to_all, "
           "AS all_slice (local), AGu/ASu uneven gather/slice, P permute, MP make_partial (local)")
     for r in results:
@@ -511,9 +577,19 @@ def print_tables(results):
             if r[tool].get("unpriced"):
                 print("warning: %s L=%d %s: unpriced collectives %s" % (
                     r["model"], r["layers"], tool, ", ".join(r[tool]["unpriced"])))
+        if r["autoshard"].get("solver_optimal") is False:
+            print("note: %s L=%d: autoshard's solver (%s) reports its plan as not proven optimal" % (
+                r["model"], r["layers"], r["autoshard"].get("solver")))
         if r.get("crosscheck") == "mismatch":
             print("warning: %s L=%d: autoshard report disagrees: %s" % (
                 r["model"], r["layers"], r["autoshard"].get("crosscheck_detail")))
+
+
+def span(values):
+    if not values:
+        return "-"
+    lo, hi = min(values), max(values)
+    return "%.2fx" % lo if abs(hi - lo) < 0.005 else "%.2fx-%.2fx" % (lo, hi)
 
 
 def table(head, rows):

@@ -604,8 +604,7 @@ LogicalResult Loader::addGeneric(Operation *op, std::vector<int64_t> ranges,
     for (AffineExpr e : map.getResults()) {
       std::vector<int64_t> coeffs(numLoops, 0);
       int64_t cst = 0;
-      if (map.getNumSymbols() ||
-          failed(linearize(e, numLoops, coeffs, cst)))
+      if (map.getNumSymbols() || failed(linearize(e, numLoops, coeffs, cst)))
         return op->emitError("autoshard-run: indexing map ")
                << AffineMapAttr::get(map)
                << " is not affine-linear in the loop indices";
@@ -804,10 +803,9 @@ LogicalResult Loader::lowerElementwise(Operation *op) {
   // clone with scalar types would be heavier; binding the tensor values
   // directly works because the compiler only reads element types.
   spec->numRegs = spec->numInputs + 1;
-  BodyCompiler compiler(*spec, nullptr,
-                        [&](Value v, Operation *user) {
-                          return lookup(v, user);
-                        });
+  BodyCompiler compiler(*spec, nullptr, [&](Value v, Operation *user) {
+    return lookup(v, user);
+  });
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
     compiler.bindArg(v, i);
   if (failed(compiler.compile(op)))

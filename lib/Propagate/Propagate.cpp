@@ -34,6 +34,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <map>
 #include <unordered_map>
 
@@ -92,7 +93,11 @@ std::vector<int64_t> getShape(Type type) {
 /// One node of the graph: a function argument, a top-level op, or a
 /// function result (the value handed to func.return).
 struct Node {
-  enum Kind { Arg, Op, Result } kind = Op;
+  /// Fanout: the layout a value read by several ops is resharded to once
+  /// (see propagateFunction).
+  enum Kind { Arg, Op, Result, Fanout } kind = Op;
+  /// The value of a Fanout node.
+  Value value;
   Operation *op = nullptr;
   unsigned index = 0; // argument / result number
   std::vector<Candidate> cands;
@@ -114,8 +119,8 @@ struct Pricing {
   std::unordered_map<uint64_t, double> memo;
 
   unsigned intern(const TensorLayout &l) {
-    auto [it, inserted] = layoutIds.try_emplace(layoutKey(l, mesh),
-                                                layouts.size());
+    auto [it, inserted] =
+        layoutIds.try_emplace(layoutKey(l, mesh), layouts.size());
     if (inserted)
       layouts.push_back(l);
     return it->second;
@@ -131,8 +136,8 @@ struct Pricing {
     if (it != memo.end())
       return it->second;
     std::string error;
-    auto plan = planner.plan(shape, elemBytes, layouts[from], layouts[to],
-                             error);
+    auto plan =
+        planner.plan(shape, elemBytes, layouts[from], layouts[to], error);
     double c = plan ? plan->timeUs : kInfeasibleCost;
     memo.emplace(key, c);
     return c;
@@ -170,14 +175,13 @@ FailureOr<MeshAttr> DistPropagatePass::resolveMesh(ModuleOp module) {
     Attribute attr = parseAttribute(text, ctx);
     auto meshAttr = dyn_cast_or_null<MeshAttr>(attr);
     if (!meshAttr) {
-      module.emitError() << "dist-propagate: cannot parse mesh option '"
-                         << mesh << "' (expected e.g. 'dp=2,mp=4')";
+      module.emitError() << "dist-propagate: cannot parse mesh option '" << mesh
+                         << "' (expected e.g. 'dp=2,mp=4')";
       return failure();
     }
     return meshAttr;
   }
-  if (auto attr = module->getAttrOfType<MeshAttr>(
-          DistDialect::kMeshAttrName))
+  if (auto attr = module->getAttrOfType<MeshAttr>(DistDialect::kMeshAttrName))
     return attr;
   // The mesh of the first user constraint, in program order.
   MeshAttr found;
@@ -252,9 +256,9 @@ LogicalResult DistPropagatePass::convertUpstreamAnnotations(ModuleOp module,
     if (!err.empty())
       return op.emitError("dist-propagate: ") << err;
     OpBuilder b(op);
-    auto annotate = AnnotateOp::create(
-        b, op.getLoc(), op.getSrc(), LayoutAttr::get(meshAttr, layout),
-        b.getI64IntegerAttr(0));
+    auto annotate = AnnotateOp::create(b, op.getLoc(), op.getSrc(),
+                                       LayoutAttr::get(meshAttr, layout),
+                                       b.getI64IntegerAttr(0));
     op.getResult().replaceAllUsesWith(annotate.getResult());
     op.erase();
   }
@@ -284,9 +288,11 @@ static bool isLayoutFree(Operation *op) {
   return false;
 }
 
-LogicalResult DistPropagatePass::propagateFunction(
-    func::FuncOp func, MeshAttr meshAttr, const CostModel &model,
-    ReshardPlanner &planner, PropagationReport &report) {
+LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
+                                                   MeshAttr meshAttr,
+                                                   const CostModel &model,
+                                                   ReshardPlanner &planner,
+                                                   PropagationReport &report) {
   if (func.isExternal())
     return success();
   if (!func.getBody().hasOneBlock())
@@ -299,6 +305,7 @@ LogicalResult DistPropagatePass::propagateFunction(
 
   std::vector<Node> nodes;
   llvm::DenseMap<Operation *, unsigned> opNode;
+  llvm::DenseMap<Value, unsigned> fanoutOf;
   // Which node defines a value, and which of its result slots it is.
   auto producerOf = [&](Value v) -> std::pair<unsigned, unsigned> {
     if (auto arg = dyn_cast<BlockArgument>(v))
@@ -327,7 +334,8 @@ LogicalResult DistPropagatePass::propagateFunction(
   // Ops. Ops on scalars only (index arithmetic, scalar constants) are not
   // distributed: they run on every device and get no strategy.
   auto isTensorFree = [](Operation &op) {
-    return llvm::none_of(op.getOperandTypes(), llvm::IsaPred<RankedTensorType>) &&
+    return llvm::none_of(op.getOperandTypes(),
+                         llvm::IsaPred<RankedTensorType>) &&
            llvm::none_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>);
   };
   for (Operation &op : body.without_terminator()) {
@@ -339,8 +347,8 @@ LogicalResult DistPropagatePass::propagateFunction(
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       if (annotate.getLayout().getMesh() != meshAttr)
         return annotate.emitError("dist-propagate: annotation on mesh ")
-               << annotate.getLayout().getMesh()
-               << " but propagation runs on " << meshAttr;
+               << annotate.getLayout().getMesh() << " but propagation runs on "
+               << meshAttr;
       Candidate c;
       c.operandLayouts = {annotate.getLayout().toTensorLayout()};
       c.resultLayouts = c.operandLayouts;
@@ -349,8 +357,8 @@ LogicalResult DistPropagatePass::propagateFunction(
     } else if (auto reshard = dyn_cast<ReshardOp>(op)) {
       if (reshard.getSource().getMesh() != meshAttr)
         return reshard.emitError("dist-propagate: reshard on mesh ")
-               << reshard.getSource().getMesh()
-               << " but propagation runs on " << meshAttr;
+               << reshard.getSource().getMesh() << " but propagation runs on "
+               << meshAttr;
       Candidate c;
       c.operandLayouts = {reshard.getSource().toTensorLayout()};
       c.resultLayouts = {reshard.getTarget().toTensorLayout()};
@@ -362,8 +370,8 @@ LogicalResult DistPropagatePass::propagateFunction(
       if (!n.noRuleReason.empty())
         op.emitRemark() << "no sharding rule, running replicated: "
                         << n.noRuleReason;
-      if (auto strategy = op.getAttrOfType<StrategyAttr>(
-              DistDialect::kStrategyAttrName)) {
+      if (auto strategy =
+              op.getAttrOfType<StrategyAttr>(DistDialect::kStrategyAttrName)) {
         if (strategy.getMesh() != meshAttr)
           return op.emitError("dist-propagate: strategy on mesh ")
                  << strategy.getMesh() << " but propagation runs on "
@@ -400,8 +408,8 @@ LogicalResult DistPropagatePass::propagateFunction(
       }
     }
     if (distinct.empty())
-      distinct.emplace("", TensorLayout::replicated(
-                               getShape(use.get().getType()).size()));
+      distinct.emplace(
+          "", TensorLayout::replicated(getShape(use.get().getType()).size()));
     for (auto &[key, l] : distinct) {
       Candidate c;
       c.operandLayouts = {l};
@@ -431,9 +439,8 @@ LogicalResult DistPropagatePass::propagateFunction(
         if (!attr.getName().getValue().starts_with("dist."))
           os << attr.getName().getValue() << "=" << attr.getValue();
       h = fnv(h, os.str());
-      auto operands = n.kind == Node::Op
-                          ? op->getOperands()
-                          : op->getOperands().slice(n.index, 1);
+      auto operands = n.kind == Node::Op ? op->getOperands()
+                                         : op->getOperands().slice(n.index, 1);
       for (Value v : operands) {
         if (auto arg = dyn_cast<BlockArgument>(v);
             arg && arg.getOwner() != &body) {
@@ -451,6 +458,73 @@ LogicalResult DistPropagatePass::propagateFunction(
     hashes[i] = h;
   }
 
+  // Uses that become edges: every tensor operand of a graph op read from a
+  // graph value, except a layout-free producer (empty, zero fill) used only
+  // there, which follows the operand with no reshard and no edge.
+  struct EdgeUse {
+    OpOperand *use;
+    unsigned pn, slot, cn;
+  };
+  std::vector<EdgeUse> edgeUses;
+  llvm::MapVector<Value, SmallVector<unsigned>> usesOfValue;
+  for (Operation &op : body.without_terminator()) {
+    if (!opNode.count(&op))
+      continue;
+    unsigned cn = opNode[&op];
+    for (OpOperand &use : op.getOpOperands()) {
+      if (!isa<RankedTensorType>(use.get().getType()))
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(use.get());
+          arg && arg.getOwner() != &body)
+        continue;
+      if (!isa<BlockArgument>(use.get()) &&
+          !opNode.count(use.get().getDefiningOp()))
+        continue;
+      if (Operation *def = use.get().getDefiningOp();
+          def && isLayoutFree(def) && use.get().hasOneUse())
+        continue;
+      auto [pn, slot] = producerOf(use.get());
+      usesOfValue[use.get()].push_back(edgeUses.size());
+      edgeUses.push_back({&use, pn, slot, cn});
+    }
+  }
+  // A value read by several ops gets a fan-out node: the layout it is
+  // resharded to once, shared by every consumer that wants it (the rewrite
+  // below emits one reshard per value and layout). Without it each consumer
+  // would pay for the shared reshard again, and the solver would avoid
+  // layouts that need one. Its candidates: every layout the producer may
+  // give the value or a consumer may want.
+  for (auto &[value, ids] : usesOfValue) {
+    if (ids.size() < 2)
+      continue;
+    const EdgeUse &first = edgeUses[ids.front()];
+    std::map<std::string, TensorLayout> distinct;
+    for (const Candidate &c : nodes[first.pn].cands)
+      distinct.emplace(layoutKey(c.resultLayouts[first.slot], dmesh),
+                       c.resultLayouts[first.slot]);
+    for (unsigned id : ids) {
+      const EdgeUse &u = edgeUses[id];
+      for (const Candidate &c : nodes[u.cn].cands) {
+        const TensorLayout &l = c.operandLayouts[u.use->getOperandNumber()];
+        distinct.emplace(layoutKey(l, dmesh), l);
+      }
+    }
+    Node n;
+    n.kind = Node::Fanout;
+    n.value = value;
+    n.index = first.slot;
+    for (auto &[key, l] : distinct) {
+      Candidate c;
+      c.operandLayouts = {l};
+      c.resultLayouts = {l};
+      n.cands.push_back(std::move(c));
+    }
+    hashes.push_back(
+        fnv(hashes[first.pn], "fanout/" + std::to_string(first.slot)));
+    fanoutOf[value] = nodes.size();
+    nodes.push_back(std::move(n));
+  }
+
   // The solver graph.
   SolverGraph graph;
   for (unsigned i = 0; i < nodes.size(); ++i) {
@@ -465,6 +539,8 @@ LogicalResult DistPropagatePass::propagateFunction(
     n.solverId = graph.addNode(key, std::move(costs));
   }
   Pricing pricing{dmesh, planner, {}, {}, {}, {}};
+  // An edge from result `slot` of node `pn` to operand `operand` of node
+  // `cn` (a fan-out node has one of each).
   auto addUseEdge = [&](unsigned pn, unsigned slot, unsigned cn,
                         unsigned operand, Type type, bool resolveOnly) {
     std::vector<int64_t> shape = getShape(type);
@@ -499,35 +575,25 @@ LogicalResult DistPropagatePass::propagateFunction(
           cost[i * dstReps.size() + j] = kInfeasibleCost;
           continue;
         }
-        cost[i * dstReps.size() + j] =
-            pricing.cost(shape, elemBytes, from, to);
+        cost[i * dstReps.size() + j] = pricing.cost(shape, elemBytes, from, to);
       }
     graph.addEdge(nodes[pn].solverId, nodes[cn].solverId, std::move(sc),
                   std::move(dc), srcReps.size(), dstReps.size(),
                   std::move(cost));
   };
-  for (Operation &op : body.without_terminator()) {
-    if (!opNode.count(&op))
-      continue;
-    unsigned cn = opNode[&op];
-    for (OpOperand &use : op.getOpOperands()) {
-      if (!isa<RankedTensorType>(use.get().getType()))
-        continue;
-      if (auto arg = dyn_cast<BlockArgument>(use.get());
-          arg && arg.getOwner() != &body)
-        continue;
-      if (!isa<BlockArgument>(use.get()) &&
-          !opNode.count(use.get().getDefiningOp()))
-        continue;
-      auto [pn, slot] = producerOf(use.get());
-      // A layout-free producer (empty, zero fill) used only here follows
-      // this operand: no reshard, no edge.
-      if (Operation *def = use.get().getDefiningOp();
-          def && isLayoutFree(def) && use.get().hasOneUse())
-        continue;
-      addUseEdge(pn, slot, cn, use.getOperandNumber(), use.get().getType(),
+  for (auto &[value, ids] : usesOfValue) {
+    auto fit = fanoutOf.find(value);
+    if (fit == fanoutOf.end()) {
+      const EdgeUse &u = edgeUses[ids.front()];
+      addUseEdge(u.pn, u.slot, u.cn, u.use->getOperandNumber(), value.getType(),
                  false);
+      continue;
     }
+    const EdgeUse &first = edgeUses[ids.front()];
+    addUseEdge(first.pn, first.slot, fit->second, 0, value.getType(), false);
+    for (unsigned id : ids)
+      addUseEdge(fit->second, 0, edgeUses[id].cn,
+                 edgeUses[id].use->getOperandNumber(), value.getType(), false);
   }
   for (OpOperand &use : returnOp->getOpOperands()) {
     if (!isa<RankedTensorType>(use.get().getType()))
@@ -537,7 +603,6 @@ LogicalResult DistPropagatePass::propagateFunction(
                use.get().getType(), true);
   }
 
-  // User constraints: an annotation pins the layout of the value it reads,
   // i.e. restricts that value's producer; higher priority wins.
   for (Operation &op : body.without_terminator()) {
     auto annotate = dyn_cast<AnnotateOp>(op);
@@ -555,7 +620,12 @@ LogicalResult DistPropagatePass::propagateFunction(
 
   SolverOptions sopts;
   sopts.kind = *symbolizeSolverKind(solver);
+  auto start = std::chrono::steady_clock::now();
   SolverResult result = solve(graph, sopts);
+  report.solverTimeMs += std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  report.solverNodes += graph.getNumNodes();
   if (!result.error.empty())
     return func.emitError("dist-propagate: solver failed: ") << result.error;
   report.solverCostUs += result.cost;
@@ -629,6 +699,55 @@ LogicalResult DistPropagatePass::propagateFunction(
       why = "the consumer's strategy is cheaper overall than one that fits";
     return why;
   };
+  // The reshard of `source` (layout `have`) to `want`, shared per (source,
+  // layout), right after the source's definition.
+  auto getReshard = [&](Value source, const TensorLayout &have,
+                        const TensorLayout &want, OpOperand &use,
+                        const Node &producerNode,
+                        const Node &consumerNode) -> FailureOr<Value> {
+    auto key =
+        std::make_pair(source.getAsOpaquePointer(), layoutKey(want, dmesh));
+    auto it = reshards.find(key);
+    if (it != reshards.end())
+      return it->second;
+    OpBuilder b(ctx);
+    if (isa<BlockArgument>(source))
+      b.setInsertionPointToStart(&body);
+    else
+      b.setInsertionPointAfter(source.getDefiningOp());
+    std::string error;
+    auto plan = planner.plan(getShape(source.getType()),
+                             getElemBytes(source.getType()), have, want, error);
+    if (!plan)
+      return use.getOwner()->emitError("dist-propagate: no reshard from ")
+             << have.str(dmesh) << " to " << want.str(dmesh) << ": " << error;
+    auto reshard = ReshardOp::create(b, use.getOwner()->getLoc(), source,
+                                     layoutAttr(have), layoutAttr(want));
+    report.addReshard(*plan, dmesh);
+    if (explain) {
+      std::string steps;
+      for (const CollectiveStep &s : plan->steps)
+        steps += (steps.empty() ? "" : ", ") + s.str(dmesh);
+      reshard.emitRemark()
+          << "reshard " << have.str(dmesh) << " -> " << want.str(dmesh)
+          << " for operand #" << use.getOperandNumber() << " of '"
+          << use.getOwner()->getName() << "': "
+          << explainText(use.getOwner(), use.getOperandNumber(), producerNode,
+                         consumerNode)
+          << "; " << (steps.empty() ? "local" : steps) << ", "
+          << llvm::formatv("{0:f3}", plan->timeUs).str() << " us, "
+          << llvm::formatv("{0:f0}", plan->bytesPerDevice).str()
+          << " bytes per device";
+    }
+    return reshards.emplace(key, reshard.getResult()).first->second;
+  };
+  auto planTime = [&](Value v, const TensorLayout &from,
+                      const TensorLayout &to) {
+    std::string error;
+    auto plan = planner.plan(getShape(v.getType()), getElemBytes(v.getType()),
+                             from, to, error);
+    return plan ? plan->timeUs : kInfeasibleCost;
+  };
   auto fixUse = [&](OpOperand &use, const TensorLayout &want,
                     const Node &consumerNode) -> LogicalResult {
     Value v = use.get();
@@ -641,43 +760,37 @@ LogicalResult DistPropagatePass::propagateFunction(
     TensorLayout have = layoutOf(v);
     if (have == want)
       return success();
-    auto key = std::make_pair(v.getAsOpaquePointer(), layoutKey(want, dmesh));
-    auto it = reshards.find(key);
-    if (it == reshards.end()) {
-      OpBuilder b(ctx);
-      if (auto arg = dyn_cast<BlockArgument>(v))
-        b.setInsertionPointToStart(&body);
-      else
-        b.setInsertionPointAfter(v.getDefiningOp());
-      auto reshard = ReshardOp::create(b, use.getOwner()->getLoc(), v,
-                                       layoutAttr(have), layoutAttr(want));
-      std::string error;
-      auto plan = planner.plan(getShape(v.getType()), getElemBytes(v.getType()),
-                               have, want, error);
-      if (!plan)
-        return use.getOwner()->emitError("dist-propagate: no reshard from ")
-               << have.str(dmesh) << " to " << want.str(dmesh) << ": "
-               << error;
-      report.addReshard(*plan, dmesh);
-      if (explain) {
-        auto [pn, slot] = producerOf(v);
-        std::string steps;
-        for (const CollectiveStep &s : plan->steps)
-          steps += (steps.empty() ? "" : ", ") + s.str(dmesh);
-        reshard.emitRemark()
-            << "reshard " << have.str(dmesh) << " -> " << want.str(dmesh)
-            << " for operand #" << use.getOperandNumber() << " of '"
-            << use.getOwner()->getName() << "': "
-            << explainText(use.getOwner(), use.getOperandNumber(), nodes[pn],
-                           consumerNode)
-            << "; " << (steps.empty() ? "local" : steps) << ", "
-            << llvm::formatv("{0:f3}", plan->timeUs).str() << " us, "
-            << llvm::formatv("{0:f0}", plan->bytesPerDevice).str()
-            << " bytes per device";
+    const Node &producerNode = nodes[producerOf(v).first];
+    // With a fan-out node, the value's shared layout: take it, or reshard
+    // from whichever of the value and the shared reshard is cheaper (the
+    // solver priced the latter, so the result is never worse).
+    Value source = v;
+    TensorLayout from = have;
+    if (auto fit = fanoutOf.find(v); fit != fanoutOf.end()) {
+      const TensorLayout &shared = nodes[fit->second].resultLayouts[0];
+      bool sharedExists = reshards.count(
+          std::make_pair(v.getAsOpaquePointer(), layoutKey(shared, dmesh)));
+      if (shared != have &&
+          (shared == want ||
+           planTime(v, shared, want) +
+                   (sharedExists ? 0.0 : planTime(v, have, shared)) <
+               planTime(v, have, want))) {
+        FailureOr<Value> r =
+            getReshard(v, have, shared, use, producerNode, consumerNode);
+        if (failed(r))
+          return failure();
+        source = *r;
+        from = shared;
       }
-      it = reshards.emplace(key, reshard.getResult()).first;
     }
-    use.set(it->second);
+    if (from != want) {
+      FailureOr<Value> r =
+          getReshard(source, from, want, use, producerNode, consumerNode);
+      if (failed(r))
+        return failure();
+      source = *r;
+    }
+    use.set(source);
     return success();
   };
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
@@ -732,12 +845,11 @@ void DistPropagatePass::runOnOperation() {
   ModuleOp module = getOperation();
   if (!symbolizeSolverKind(solver)) {
     module.emitError() << "dist-propagate: unknown solver '" << solver
-                       << "' (expected 'dp' or 'exact')";
+                       << "' (expected 'dp', 'local' or 'exact')";
     return signalPassFailure();
   }
   FailureOr<MeshAttr> meshAttr = resolveMesh(module);
-  if (failed(meshAttr) ||
-      failed(convertUpstreamAnnotations(module, *meshAttr)))
+  if (failed(meshAttr) || failed(convertUpstreamAnnotations(module, *meshAttr)))
     return signalPassFailure();
   ClusterSpec clusterSpec;
   if (!cluster.empty()) {

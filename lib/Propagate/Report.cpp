@@ -30,30 +30,29 @@ void PropagationReport::addStrategy(mlir::Operation *op,
     ins.push_back(l.str(mesh));
   for (const TensorLayout &l : results)
     outs.push_back(l.str(mesh));
-  strategies.push_back(llvm::json::Object{
-      {"op", op->getName().getStringRef().str()},
-      {"loc", os.str()},
-      {"operands", std::move(ins)},
-      {"results", std::move(outs)}});
+  strategies.push_back(
+      llvm::json::Object{{"op", op->getName().getStringRef().str()},
+                         {"loc", os.str()},
+                         {"operands", std::move(ins)},
+                         {"results", std::move(outs)}});
 }
 
 llvm::json::Object PropagationReport::toJSON() const {
   llvm::json::Object coll;
   for (const auto &[kind, count] : collectives)
     coll[kind] = count;
-  return llvm::json::Object{
-      {"solver", solver},
-      {"optimal", optimal},
-      {"ops", numOps},
-      {"reshards", numReshards},
-      {"collectives", std::move(coll)},
-      {"comm_bytes_per_device", commBytesPerDevice},
-      {"comm_time_us", commTimeUs},
-      {"compute_time_us", computeTimeUs},
-      {"memory_bytes_per_device", memoryBytesPerDevice},
-      {"total_cost_us", computeTimeUs + commTimeUs},
-      {"solver_cost_us", solverCostUs},
-      {"strategies", llvm::json::Array(strategies)}};
+  return llvm::json::Object{{"solver", solver},
+                            {"optimal", optimal},
+                            {"ops", numOps},
+                            {"reshards", numReshards},
+                            {"collectives", std::move(coll)},
+                            {"comm_bytes_per_device", commBytesPerDevice},
+                            {"comm_time_us", commTimeUs},
+                            {"compute_time_us", computeTimeUs},
+                            {"memory_bytes_per_device", memoryBytesPerDevice},
+                            {"total_cost_us", computeTimeUs + commTimeUs},
+                            {"solver_cost_us", solverCostUs},
+                            {"strategies", llvm::json::Array(strategies)}};
 }
 
 bool PropagationReport::write(const std::string &path,
@@ -74,7 +73,9 @@ bool PropagationReport::write(const std::string &path,
        << llvm::format("  compute time: %.3f us\n", computeTimeUs)
        << llvm::format("  memory per device: %.0f bytes\n",
                        memoryBytesPerDevice)
-       << llvm::format("  total cost: %.3f us\n", computeTimeUs + commTimeUs);
+       << llvm::format("  total cost: %.3f us\n", computeTimeUs + commTimeUs)
+       << llvm::format("  solver: %lld nodes, %.2f ms\n",
+                       static_cast<long long>(solverNodes), solverTimeMs);
     os.flush();
     return true;
   }

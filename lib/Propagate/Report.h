@@ -32,6 +32,10 @@ struct PropagationReport {
   double memoryBytesPerDevice = 0.0;
   /// Solver objective (compute + priced reshards, each use counted).
   double solverCostUs = 0.0;
+  /// Wall time in the solver and the size of its graphs (summary only: the
+  /// JSON stays deterministic).
+  double solverTimeMs = 0.0;
+  int64_t solverNodes = 0;
   llvm::json::Array strategies;
 
   void addReshard(const ReshardPlan &plan, const DeviceMesh &mesh);

@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <utility>
 
 using namespace autoshard;
@@ -75,8 +76,7 @@ std::string SolverGraph::validate() const {
         e.dstClass.size() != getNumCandidates(e.dst))
       return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
              "' does not map every candidate to a class";
-    if (e.cost.size() !=
-        static_cast<size_t>(e.numSrcClasses) * e.numDstClasses)
+    if (e.cost.size() != static_cast<size_t>(e.numSrcClasses) * e.numDstClasses)
       return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
              "' has a cost table of the wrong size";
     for (unsigned c : e.srcClass)
@@ -112,15 +112,20 @@ std::string_view autoshard::stringifySolverKind(SolverKind kind) {
     return "dp";
   case SolverKind::Exact:
     return "exact";
+  case SolverKind::Local:
+    return "local";
   }
   return "dp";
 }
 
-std::optional<SolverKind> autoshard::symbolizeSolverKind(std::string_view name) {
+std::optional<SolverKind>
+autoshard::symbolizeSolverKind(std::string_view name) {
   if (name == "dp")
     return SolverKind::DP;
   if (name == "exact")
     return SolverKind::Exact;
+  if (name == "local")
+    return SolverKind::Local;
   return std::nullopt;
 }
 
@@ -310,7 +315,8 @@ std::vector<bool> spanningForest(const Problem &pb) {
 /// Exact min-sum over the forest given by `inTree`; every off-forest pair
 /// contributes a unary term from the current assignment `x` of its other end
 /// (ignored when `x` is empty). Returns the forest-optimal assignment.
-std::vector<unsigned> forestDP(const Problem &pb, const std::vector<bool> &inTree,
+std::vector<unsigned> forestDP(const Problem &pb,
+                               const std::vector<bool> &inTree,
                                const std::vector<unsigned> &x) {
   unsigned n = pb.n;
   std::vector<std::vector<double>> belief = pb.unary;
@@ -421,35 +427,405 @@ bool icm(const Problem &pb, std::vector<unsigned> &x) {
   return changedAny;
 }
 
-SolverResult solveDP(const Problem &pb, const SolverOptions &options) {
+//===----------------------------------------------------------------------===//
+// Variable elimination
+//===----------------------------------------------------------------------===//
+
+/// Exact min-sum by bucket elimination. Computation graphs are long but
+/// narrow (a residual stream with diamonds: Q/K/V branches, layer-norm
+/// statistics), so eliminating the node whose new table is smallest keeps
+/// every table small and the whole run linear in the graph's length. Fails
+/// (returns false) when a table would exceed `maxTable` entries, the kept
+/// argmin tables 16 * `maxTable`, or the total work `maxWork`; the caller
+/// then falls back to the local search.
+struct Eliminator {
+  const Problem &pb;
+  uint64_t maxTable, maxWork;
+  uint64_t work = 0, stored = 0;
+
+  struct Factor {
+    std::vector<unsigned> scope; // nodes, row-major (last is minor)
+    std::vector<double> table;
+    bool alive = true;
+  };
+  std::vector<Factor> factors;
+  std::vector<std::vector<unsigned>> factorsOf; // node -> factor ids
+  std::vector<std::vector<unsigned>> adj;       // sorted by rank
+  struct Step {
+    unsigned node;
+    std::vector<unsigned> scope;
+    std::vector<unsigned> argmin;
+  };
+  std::vector<Step> steps;
+
+  Eliminator(const Problem &pb, uint64_t maxTable, uint64_t maxWork)
+      : pb(pb), maxTable(maxTable), maxWork(maxWork) {}
+
+  double tableSize(unsigned v) const {
+    double size = pb.k(v);
+    for (unsigned u : adj[v])
+      size *= pb.k(u);
+    return size;
+  }
+
+  bool run(std::vector<unsigned> &out) {
+    unsigned n = pb.n;
+    factorsOf.resize(n);
+    adj.resize(n);
+    auto byRank = [&](unsigned x, unsigned y) {
+      return pb.rank[x] < pb.rank[y];
+    };
+    for (const Pair &p : pb.pairs) {
+      Factor f;
+      f.scope = {p.a, p.b};
+      f.table = p.m;
+      factorsOf[p.a].push_back(factors.size());
+      factorsOf[p.b].push_back(factors.size());
+      factors.push_back(std::move(f));
+      adj[p.a].push_back(p.b);
+      adj[p.b].push_back(p.a);
+    }
+    for (auto &a : adj) {
+      std::sort(a.begin(), a.end(), byRank);
+      a.erase(std::unique(a.begin(), a.end()), a.end());
+    }
+    // Min-weight order: the node whose new table is smallest, ties by rank.
+    std::set<std::pair<double, unsigned>> queue;
+    std::vector<double> score(n);
+    for (unsigned v = 0; v < n; ++v) {
+      score[v] = tableSize(v);
+      queue.insert({score[v], pb.rank[v]});
+    }
+    std::vector<bool> gone(n, false);
+    while (!queue.empty()) {
+      unsigned v = pb.rankOrder[queue.begin()->second];
+      queue.erase(queue.begin());
+      if (score[v] > static_cast<double>(maxTable))
+        return false;
+      if (!eliminate(v))
+        return false;
+      gone[v] = true;
+      // The neighbours now form a clique (the new factor's scope).
+      std::vector<unsigned> nbrs = adj[v];
+      for (unsigned u : nbrs) {
+        std::vector<unsigned> merged;
+        std::set_union(adj[u].begin(), adj[u].end(), nbrs.begin(), nbrs.end(),
+                       std::back_inserter(merged), byRank);
+        merged.erase(
+            std::remove_if(merged.begin(), merged.end(),
+                           [&](unsigned w) { return w == u || w == v; }),
+            merged.end());
+        adj[u] = std::move(merged);
+      }
+      for (unsigned u : nbrs) {
+        queue.erase({score[u], pb.rank[u]});
+        score[u] = tableSize(u);
+        queue.insert({score[u], pb.rank[u]});
+      }
+    }
+    // Decode in reverse elimination order.
+    out.assign(n, 0);
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      size_t index = 0;
+      for (unsigned u : it->scope)
+        index = index * pb.k(u) + out[u];
+      out[it->node] = it->argmin[index];
+    }
+    return true;
+  }
+
+  bool eliminate(unsigned v) {
+    Step step;
+    step.node = v;
+    step.scope = adj[v];
+    const std::vector<unsigned> &scope = step.scope;
+    size_t size = 1;
+    for (unsigned u : scope)
+      size *= pb.k(u);
+    unsigned kv = pb.k(v);
+    // Each factor on v: its stride for every scope position and for v.
+    std::vector<unsigned> live;
+    for (unsigned id : factorsOf[v])
+      if (factors[id].alive)
+        live.push_back(id);
+    std::sort(live.begin(), live.end());
+    live.erase(std::unique(live.begin(), live.end()), live.end());
+    work += static_cast<uint64_t>(size) * kv * (live.size() + 1);
+    // The argmin tables are kept for decoding: bound them as well.
+    stored += size;
+    if (work > maxWork || stored > 16 * maxTable)
+      return false;
+    std::vector<std::vector<size_t>> strides(
+        live.size(), std::vector<size_t>(scope.size(), 0));
+    std::vector<size_t> vStride(live.size(), 0);
+    for (size_t i = 0; i < live.size(); ++i) {
+      const Factor &f = factors[live[i]];
+      size_t stride = 1;
+      for (size_t j = f.scope.size(); j-- > 0;) {
+        unsigned u = f.scope[j];
+        if (u == v) {
+          vStride[i] = stride;
+        } else {
+          auto pos = std::find(scope.begin(), scope.end(), u) - scope.begin();
+          strides[i][pos] = stride;
+        }
+        stride *= pb.k(u);
+      }
+    }
+    Factor g;
+    g.scope = scope;
+    g.table.assign(size, 0.0);
+    step.argmin.assign(size, 0);
+    std::vector<unsigned> digit(scope.size(), 0);
+    std::vector<size_t> base(live.size(), 0);
+    for (size_t index = 0; index < size; ++index) {
+      double best = std::numeric_limits<double>::infinity();
+      unsigned arg = 0;
+      for (unsigned cv = 0; cv < kv; ++cv) {
+        double c = pb.unary[v][cv];
+        for (size_t i = 0; i < live.size(); ++i)
+          c += factors[live[i]].table[base[i] + cv * vStride[i]];
+        if (c < best) {
+          best = c;
+          arg = cv;
+        }
+      }
+      g.table[index] = std::min(kInfeasibleCost, best);
+      step.argmin[index] = arg;
+      // Odometer over the scope, minor-most last.
+      for (size_t j = scope.size(); j-- > 0;) {
+        for (size_t i = 0; i < live.size(); ++i)
+          base[i] += strides[i][j];
+        if (++digit[j] < pb.k(scope[j]))
+          break;
+        for (size_t i = 0; i < live.size(); ++i)
+          base[i] -= strides[i][j] * digit[j];
+        digit[j] = 0;
+      }
+    }
+    for (unsigned id : live) {
+      factors[id].alive = false;
+      factors[id].table.clear();
+      factors[id].table.shrink_to_fit();
+    }
+    if (!scope.empty()) {
+      for (unsigned u : scope)
+        factorsOf[u].push_back(factors.size());
+      factors.push_back(std::move(g));
+    }
+    steps.push_back(std::move(step));
+    return true;
+  }
+};
+
+/// Exact min-sum over the nodes in `block` (their induced subgraph must be a
+/// forest) with every other node held at `x`. Returns the block-optimal
+/// assignment (others unchanged).
+std::vector<unsigned> blockDP(const Problem &pb, const std::vector<bool> &block,
+                              const std::vector<unsigned> &x) {
+  unsigned n = pb.n;
+  std::vector<std::vector<double>> belief(n);
+  for (unsigned v = 0; v < n; ++v)
+    if (block[v])
+      belief[v] = pb.unary[v];
+  std::vector<bool> inTree(pb.pairs.size(), false);
+  for (unsigned id = 0; id < pb.pairs.size(); ++id) {
+    const Pair &p = pb.pairs[id];
+    if (block[p.a] && block[p.b]) {
+      inTree[id] = true;
+      continue;
+    }
+    if (block[p.a])
+      for (unsigned c = 0; c < pb.k(p.a); ++c)
+        belief[p.a][c] += pb.pairCost(p, p.a, c, x[p.b]);
+    if (block[p.b])
+      for (unsigned c = 0; c < pb.k(p.b); ++c)
+        belief[p.b][c] += pb.pairCost(p, p.b, c, x[p.a]);
+  }
+  std::vector<int> parentPair(n, -1);
+  std::vector<bool> seen(n, false);
+  std::vector<unsigned> bfs;
+  for (unsigned r : pb.rankOrder) {
+    if (!block[r] || seen[r])
+      continue;
+    seen[r] = true;
+    size_t head = bfs.size();
+    bfs.push_back(r);
+    while (head < bfs.size()) {
+      unsigned v = bfs[head++];
+      for (unsigned id : pb.incident[v]) {
+        if (!inTree[id])
+          continue;
+        unsigned w = pb.other(pb.pairs[id], v);
+        if (seen[w])
+          continue;
+        seen[w] = true;
+        parentPair[w] = id;
+        bfs.push_back(w);
+      }
+    }
+  }
+  std::vector<std::vector<unsigned>> best(n);
+  for (auto it = bfs.rbegin(); it != bfs.rend(); ++it) {
+    unsigned v = *it;
+    if (parentPair[v] < 0)
+      continue;
+    const Pair &p = pb.pairs[parentPair[v]];
+    unsigned par = pb.other(p, v);
+    best[v].assign(pb.k(par), 0);
+    for (unsigned cp = 0; cp < pb.k(par); ++cp) {
+      double bestCost = std::numeric_limits<double>::infinity();
+      unsigned arg = 0;
+      for (unsigned cv = 0; cv < pb.k(v); ++cv) {
+        double c = belief[v][cv] + pb.pairCost(p, par, cp, cv);
+        if (c < bestCost) {
+          bestCost = c;
+          arg = cv;
+        }
+      }
+      best[v][cp] = arg;
+      belief[par][cp] = std::min(kInfeasibleCost, belief[par][cp] + bestCost);
+    }
+  }
+  std::vector<unsigned> out = x;
+  for (unsigned v : bfs) {
+    if (parentPair[v] < 0) {
+      // Keep the current candidate on ties so descent terminates.
+      unsigned arg = x[v];
+      for (unsigned c = 0; c < pb.k(v); ++c)
+        if (strictlyBetter(belief[v][c], belief[v][arg]))
+          arg = c;
+      out[v] = arg;
+      continue;
+    }
+    out[v] = best[v][out[pb.other(pb.pairs[parentPair[v]], v)]];
+  }
+  return out;
+}
+
+/// A maximal set of nodes whose induced subgraph is a forest, grown greedily
+/// in `order`: a node joins when its neighbours already in the set lie in
+/// distinct trees.
+std::vector<bool> inducedForest(const Problem &pb,
+                                const std::vector<unsigned> &order) {
+  std::vector<unsigned> parent(pb.n);
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto find = [&](unsigned v) {
+    while (parent[v] != v)
+      v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  std::vector<bool> block(pb.n, false);
+  std::vector<unsigned> roots;
+  for (unsigned v : order) {
+    roots.clear();
+    for (unsigned id : pb.incident[v]) {
+      unsigned w = pb.other(pb.pairs[id], v);
+      if (block[w])
+        roots.push_back(find(w));
+    }
+    std::sort(roots.begin(), roots.end());
+    if (std::adjacent_find(roots.begin(), roots.end()) != roots.end())
+      continue;
+    block[v] = true;
+    for (unsigned r : roots)
+      parent[r] = v;
+  }
+  return block;
+}
+
+/// Breadth-first order over the pairs in `inTree`, roots in rank order: long
+/// chains of the spanning forest stay together in the induced forests.
+std::vector<unsigned> treeOrder(const Problem &pb,
+                                const std::vector<bool> &inTree) {
+  std::vector<bool> seen(pb.n, false);
+  std::vector<unsigned> order;
+  for (unsigned r : pb.rankOrder) {
+    if (seen[r])
+      continue;
+    seen[r] = true;
+    size_t head = order.size();
+    order.push_back(r);
+    while (head < order.size()) {
+      unsigned v = order[head++];
+      for (unsigned id : pb.incident[v]) {
+        unsigned w = pb.other(pb.pairs[id], v);
+        if (!inTree[id] || seen[w])
+          continue;
+        seen[w] = true;
+        order.push_back(w);
+      }
+    }
+  }
+  return order;
+}
+
+/// The fallback when elimination would need tables that are too large:
+/// forest DP on a maximum-weight spanning forest, then block coordinate
+/// descent. Each block is an induced forest (solved exactly with the rest
+/// held fixed), so every step is monotone; blocks come from four node
+/// orders (spanning-forest BFS and rank, each both ways) so that a chain the
+/// spanning forest cut is whole in some block. ICM moves single nodes in
+/// between. Stops when a round improves nothing.
+SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
   SolverResult res;
   std::vector<bool> inTree = spanningForest(pb);
-  bool isForest = std::all_of(inTree.begin(), inTree.end(),
-                              [](bool b) { return b; });
+  bool isForest =
+      std::all_of(inTree.begin(), inTree.end(), [](bool b) { return b; });
   std::vector<unsigned> x = forestDP(pb, inTree, {});
   double cost = pb.evaluate(x);
   res.optimal = isForest;
   if (!isForest) {
+    std::vector<std::vector<bool>> blocks;
+    std::vector<unsigned> order = treeOrder(pb, inTree);
+    blocks.push_back(inducedForest(pb, order));
+    std::reverse(order.begin(), order.end());
+    blocks.push_back(inducedForest(pb, order));
+    order = pb.rankOrder;
+    blocks.push_back(inducedForest(pb, order));
+    std::reverse(order.begin(), order.end());
+    blocks.push_back(inducedForest(pb, order));
     for (unsigned round = 0; round < options.maxRounds; ++round) {
       ++res.work;
+      double before = cost;
       icm(pb, x);
-      double afterIcm = pb.evaluate(x);
+      cost = pb.evaluate(x);
+      // The old heuristic move: forest DP with off-forest pairs conditioned
+      // on x. Not monotone, so only taken when it helps.
       std::vector<unsigned> y = forestDP(pb, inTree, x);
-      double afterDP = pb.evaluate(y);
-      bool improved = strictlyBetter(afterIcm, cost);
-      cost = afterIcm;
-      if (strictlyBetter(afterDP, afterIcm)) {
+      if (double c = pb.evaluate(y); strictlyBetter(c, cost)) {
         x = std::move(y);
-        cost = afterDP;
-        improved = true;
+        cost = c;
       }
-      if (!improved)
+      for (const std::vector<bool> &block : blocks) {
+        std::vector<unsigned> z = blockDP(pb, block, x);
+        if (double c = pb.evaluate(z); strictlyBetter(c, cost)) {
+          x = std::move(z);
+          cost = c;
+        }
+      }
+      if (!strictlyBetter(cost, before))
         break;
     }
   }
   res.assignment = std::move(x);
   res.cost = cost;
   return res;
+}
+
+/// Default solver: exact elimination when its tables fit, else solveLocal.
+SolverResult solveDP(const Problem &pb, const SolverOptions &options) {
+  Eliminator ve(pb, options.maxEliminationTable, options.maxEliminationWork);
+  std::vector<unsigned> x;
+  if (ve.run(x)) {
+    SolverResult res;
+    res.cost = pb.evaluate(x);
+    res.assignment = std::move(x);
+    res.optimal = true;
+    res.work = ve.work;
+    return res;
+  }
+  return solveLocal(pb, options);
 }
 
 //===----------------------------------------------------------------------===//
@@ -574,16 +950,37 @@ SolverResult autoshard::solve(const SolverGraph &graph,
   if (!res.error.empty())
     return res;
   Problem pb = normalise(graph);
-  SolverResult dp = solveDP(pb, options);
-  if (options.kind == SolverKind::Exact) {
-    BranchAndBound bb(pb, options.maxSearchNodes, dp.assignment);
+  switch (options.kind) {
+  case SolverKind::DP:
+    res = solveDP(pb, options);
+    break;
+  case SolverKind::Local:
+    res = solveLocal(pb, options);
+    break;
+  case SolverKind::Exact: {
+    // Elimination with 16x the default limits proves optimality on its own;
+    // beyond that, branch and bound seeded with the local search.
+    SolverOptions big = options;
+    big.maxEliminationTable = options.maxEliminationTable * 16;
+    big.maxEliminationWork = options.maxEliminationWork * 16;
+    Eliminator ve(pb, big.maxEliminationTable, big.maxEliminationWork);
+    std::vector<unsigned> x;
+    if (ve.run(x)) {
+      res.cost = pb.evaluate(x);
+      res.assignment = std::move(x);
+      res.optimal = true;
+      res.work = ve.work;
+      break;
+    }
+    BranchAndBound bb(pb, options.maxSearchNodes,
+                      solveLocal(pb, options).assignment);
     bb.search(0, 0.0);
     res.assignment = bb.bestX;
     res.cost = bb.bestCost;
     res.optimal = !bb.exhausted;
     res.work = bb.explored;
-  } else {
-    res = std::move(dp);
+    break;
+  }
   }
   // Back from allowed-local indices to the nodes' candidate indices.
   for (unsigned v = 0; v < pb.n; ++v)

@@ -5,6 +5,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -70,7 +71,9 @@ void stridedCopy(uint8_t *dst, const Shape &dstStrides, const uint8_t *src,
   }
 }
 
-uint8_t *bytes(const Tensor &t) { return static_cast<uint8_t *>(t.getRawData()); }
+uint8_t *bytes(const Tensor &t) {
+  return static_cast<uint8_t *>(t.getRawData());
+}
 
 void checkRank(const Tensor &t, int64_t rank, const char *what) {
   if (t.getRank() != rank)
@@ -170,9 +173,8 @@ void softmaxTyped(const T *in, T *out, int64_t outer, int64_t len,
       for (int64_t k = 0; k < len; ++k)
         sum += std::exp(static_cast<double>(x[k * inner]) - mx);
       for (int64_t k = 0; k < len; ++k)
-        y[k * inner] =
-            static_cast<T>(std::exp(static_cast<double>(x[k * inner]) - mx) /
-                           sum);
+        y[k * inner] = static_cast<T>(
+            std::exp(static_cast<double>(x[k * inner]) - mx) / sum);
     }
 }
 
@@ -203,10 +205,17 @@ public:
       one.setFromDouble(0, value.getAsDouble(0));
     else
       one.setFromInt(0, value.getAsInt(0));
-    int64_t n = dst.getNumElements(), size = getDTypeSize(dst.getDType());
-    uint8_t *d = bytes(dst);
-    for (int64_t i = 0; i < n; ++i)
-      std::memcpy(d + i * size, one.getRawData(), size);
+    int64_t n = dst.getNumElements();
+    switch (getDTypeSize(dst.getDType())) {
+    case 1:
+      std::memset(dst.getRawData(), *one.getData<uint8_t>(), n);
+      break;
+    case 4:
+      std::fill_n(dst.getData<uint32_t>(), n, *one.getData<uint32_t>());
+      break;
+    default:
+      std::fill_n(dst.getData<uint64_t>(), n, *one.getData<uint64_t>());
+    }
   }
 
   void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
@@ -251,8 +260,8 @@ public:
     for (int64_t k = 0; k < rank; ++k) {
       if (perm[k] < 0 || perm[k] >= rank || seen[perm[k]] ||
           out.getDim(k) != in.getDim(perm[k]))
-        throw Error("transpose: invalid permutation for " +
-                    in.getTypeString() + " -> " + out.getTypeString());
+        throw Error("transpose: invalid permutation for " + in.getTypeString() +
+                    " -> " + out.getTypeString());
       seen[perm[k]] = true;
       srcStrides[k] = inStrides[perm[k]];
     }
@@ -277,8 +286,7 @@ public:
       softmaxTyped(in.getData<double>(), out.getData<double>(), outer, len,
                    inner);
     else
-      throw Error("softmax: unsupported element type in " +
-                  in.getTypeString());
+      throw Error("softmax: unsupported element type in " + in.getTypeString());
   }
 
   void reduce(const Tensor &in, Tensor &out, const std::vector<int64_t> &dims,
@@ -314,17 +322,17 @@ public:
     transpose(in, tmp, perm);
     switch (in.getDType()) {
     case DType::F32:
-      return reduceTyped(tmp.getData<float>(), out.getData<float>(), outer,
-                         mid, kind);
+      return reduceTyped(tmp.getData<float>(), out.getData<float>(), outer, mid,
+                         kind);
     case DType::F64:
       return reduceTyped(tmp.getData<double>(), out.getData<double>(), outer,
                          mid, kind);
     case DType::I32:
-      return reduceTyped(tmp.getData<int32_t>(), out.getData<int32_t>(),
-                         outer, mid, kind);
+      return reduceTyped(tmp.getData<int32_t>(), out.getData<int32_t>(), outer,
+                         mid, kind);
     case DType::I64:
-      return reduceTyped(tmp.getData<int64_t>(), out.getData<int64_t>(),
-                         outer, mid, kind);
+      return reduceTyped(tmp.getData<int64_t>(), out.getData<int64_t>(), outer,
+                         mid, kind);
     case DType::I1:
       // Booleans: sum/max are "or", product/min are "and".
       for (int64_t o = 0; o < outer; ++o) {
@@ -350,8 +358,7 @@ public:
     int64_t n = acc.getNumElements();
     switch (acc.getDType()) {
     case DType::F32:
-      return accumulateTyped(acc.getData<float>(), x.getData<float>(), n,
-                             kind);
+      return accumulateTyped(acc.getData<float>(), x.getData<float>(), n, kind);
     case DType::F64:
       return accumulateTyped(acc.getData<double>(), x.getData<double>(), n,
                              kind);
@@ -480,9 +487,8 @@ public:
       for (int64_t d = 0; fits && d < out.getRank(); ++d)
         fits = d == dim || p->getDim(d) == out.getDim(d);
       if (!fits)
-        throw Error("concat: piece " + p->getTypeString() +
-                    " does not fit " + out.getTypeString() + " along dim " +
-                    std::to_string(dim));
+        throw Error("concat: piece " + p->getTypeString() + " does not fit " +
+                    out.getTypeString() + " along dim " + std::to_string(dim));
       insertSlice(*p, out, offsets, p->getShape(), strides);
       offset += p->getDim(dim);
     }
@@ -508,8 +514,8 @@ private:
     int64_t kb = transB ? b.getDim(r - 1) : b.getDim(r - 2);
     int64_t n = transB ? b.getDim(r - 2) : b.getDim(r - 1);
     if (k != kb || c.getDim(r - 2) != m || c.getDim(r - 1) != n)
-      throw Error("matmul: shapes do not agree: " + a.getTypeString() +
-                  " x " + b.getTypeString() + " -> " + c.getTypeString());
+      throw Error("matmul: shapes do not agree: " + a.getTypeString() + " x " +
+                  b.getTypeString() + " -> " + c.getTypeString());
     if (m == 0 || n == 0 || k == 0)
       return;
     int lda = static_cast<int>(a.getDim(r - 1));

@@ -194,163 +194,219 @@ LinearAccess foldMap(const AffineMapSpec &map, const Tensor &t,
   return acc;
 }
 
+/// Evaluates the body for up to kLanes consecutive points of the innermost
+/// loop at once: registers are arrays (reg * kLanes + lane) and each
+/// instruction dispatches once per batch, not once per point.
+constexpr int kLanes = 256;
+
+template <typename F>
+void floatLanes(Reg *d, const Reg *a, const Reg *b, int n, DType t, F f) {
+  if (t == DType::F32)
+    for (int i = 0; i < n; ++i)
+      d[i].f = static_cast<double>(static_cast<float>(f(a[i].f, b[i].f)));
+  else
+    for (int i = 0; i < n; ++i)
+      d[i].f = f(a[i].f, b[i].f);
+}
+
+template <typename F>
+void intLanes(Reg *d, const Reg *a, const Reg *b, int n, DType t, F f) {
+  for (int i = 0; i < n; ++i)
+    d[i].i = wrapTo(f(a[i].i, b[i].i), t);
+}
+
 class Interpreter {
 public:
   Interpreter(const GenericSpec &spec,
               const std::vector<const Tensor *> &captures)
-      : spec(spec), captures(captures), regs(spec.numRegs) {}
+      : spec(spec), captures(captures),
+        regs(static_cast<size_t>(spec.numRegs) * kLanes),
+        zeros(kLanes, Reg{0}) {}
 
-  Reg *getRegs() { return regs.data(); }
+  Reg *getReg(int32_t r) {
+    return regs.data() + static_cast<size_t>(r) * kLanes;
+  }
 
-  void run(const int64_t *loopIdx) {
-    Reg *r = regs.data();
+  /// Lanes are points loopIdx with loop `inner` = loopIdx[inner] + lane.
+  void run(const int64_t *loopIdx, int64_t inner, int n) {
     for (const ScalarInst &in : spec.body) {
-      Reg &d = r[in.dst];
-      const Reg a = in.a >= 0 ? r[in.a] : Reg{0};
-      const Reg b = in.b >= 0 ? r[in.b] : Reg{0};
-      bool fl = isFloatDType(in.type);
+      Reg *d = getReg(in.dst);
+      const Reg *a = in.a >= 0 ? getReg(in.a) : zeros.data();
+      const Reg *b = in.b >= 0 ? getReg(in.b) : zeros.data();
+      const Reg *c = in.c >= 0 ? getReg(in.c) : zeros.data();
+      DType t = in.type;
+      bool fl = isFloatDType(t);
       switch (in.op) {
       case ScalarOp::Const:
-        if (fl)
-          d.f = in.fimm;
-        else
-          d.i = in.imm;
+        for (int i = 0; i < n; ++i) {
+          if (fl)
+            d[i].f = in.fimm;
+          else
+            d[i].i = in.imm;
+        }
         break;
       case ScalarOp::Index:
-        d.i = loopIdx[in.imm];
+        for (int i = 0; i < n; ++i)
+          d[i].i = loopIdx[in.imm] + (in.imm == inner ? i : 0);
         break;
       case ScalarOp::Captured: {
-        const Tensor &t = *captures[in.imm];
-        int64_t offset = 0;
-        for (size_t k = 0; k < in.args.size(); ++k) {
-          int64_t ix = r[in.args[k]].i;
-          if (ix < 0 || ix >= t.getDim(k))
-            throw Error("tensor.extract index " + std::to_string(ix) +
-                        " out of bounds for dim " + std::to_string(k) +
-                        " of " + t.getTypeString());
-          offset = offset * t.getDim(k) + ix;
+        const Tensor &tensor = *captures[in.imm];
+        const auto *base = static_cast<const uint8_t *>(tensor.getRawData());
+        for (int i = 0; i < n; ++i) {
+          int64_t offset = 0;
+          for (size_t k = 0; k < in.args.size(); ++k) {
+            int64_t ix = getReg(in.args[k])[i].i;
+            if (ix < 0 || ix >= tensor.getDim(k))
+              throw Error("tensor.extract index " + std::to_string(ix) +
+                          " out of bounds for dim " + std::to_string(k) +
+                          " of " + tensor.getTypeString());
+            offset = offset * tensor.getDim(k) + ix;
+          }
+          // Captured element types match the result type by construction.
+          d[i] = load(base, offset, tensor.getDType());
         }
-        Reg v = load(static_cast<const uint8_t *>(t.getRawData()), offset,
-                     t.getDType());
-        // Captured element types match the result type by construction.
-        d = v;
         break;
       }
       case ScalarOp::Add:
         if (fl)
-          d.f = roundTo(a.f + b.f, in.type);
+          floatLanes(d, a, b, n, t, [](double x, double y) { return x + y; });
         else
-          d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) +
-                                            static_cast<uint64_t>(b.i)),
-                       in.type);
+          intLanes(d, a, b, n, t, [](int64_t x, int64_t y) {
+            return static_cast<int64_t>(static_cast<uint64_t>(x) +
+                                        static_cast<uint64_t>(y));
+          });
         break;
       case ScalarOp::Sub:
         if (fl)
-          d.f = roundTo(a.f - b.f, in.type);
+          floatLanes(d, a, b, n, t, [](double x, double y) { return x - y; });
         else
-          d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) -
-                                            static_cast<uint64_t>(b.i)),
-                       in.type);
+          intLanes(d, a, b, n, t, [](int64_t x, int64_t y) {
+            return static_cast<int64_t>(static_cast<uint64_t>(x) -
+                                        static_cast<uint64_t>(y));
+          });
         break;
       case ScalarOp::Mul:
         if (fl)
-          d.f = roundTo(a.f * b.f, in.type);
+          floatLanes(d, a, b, n, t, [](double x, double y) { return x * y; });
         else
-          d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) *
-                                            static_cast<uint64_t>(b.i)),
-                       in.type);
+          intLanes(d, a, b, n, t, [](int64_t x, int64_t y) {
+            return static_cast<int64_t>(static_cast<uint64_t>(x) *
+                                        static_cast<uint64_t>(y));
+          });
         break;
       case ScalarOp::Div:
-        if (fl) {
-          d.f = roundTo(a.f / b.f, in.type);
-        } else {
-          if (b.i == 0)
-            throw Error("integer division by zero");
-          d.i = wrapTo(a.i / b.i, in.type);
-        }
-        break;
       case ScalarOp::Rem:
         if (fl) {
-          d.f = roundTo(std::fmod(a.f, b.f), in.type);
-        } else {
-          if (b.i == 0)
-            throw Error("integer remainder by zero");
-          d.i = wrapTo(a.i % b.i, in.type);
+          if (in.op == ScalarOp::Div)
+            floatLanes(d, a, b, n, t, [](double x, double y) { return x / y; });
+          else
+            floatLanes(d, a, b, n, t,
+                       [](double x, double y) { return std::fmod(x, y); });
+          break;
+        }
+        for (int i = 0; i < n; ++i) {
+          if (b[i].i == 0)
+            throw Error("integer division by zero");
+          // INT64_MIN / -1 overflows in C++; MLIR makes it poison.
+          if (b[i].i == -1)
+            d[i].i = wrapTo(
+                in.op == ScalarOp::Div
+                    ? static_cast<int64_t>(0 - static_cast<uint64_t>(a[i].i))
+                    : 0,
+                t);
+          else
+            d[i].i = wrapTo(
+                in.op == ScalarOp::Div ? a[i].i / b[i].i : a[i].i % b[i].i, t);
         }
         break;
       case ScalarOp::DivU:
-      case ScalarOp::RemU: {
-        uint64_t ua = asUnsigned(a.i, in.type), ub = asUnsigned(b.i, in.type);
-        if (ub == 0)
-          throw Error("integer division by zero");
-        d.i = wrapTo(static_cast<int64_t>(in.op == ScalarOp::DivU ? ua / ub
-                                                                   : ua % ub),
-                     in.type);
+      case ScalarOp::RemU:
+        for (int i = 0; i < n; ++i) {
+          uint64_t ua = asUnsigned(a[i].i, t), ub = asUnsigned(b[i].i, t);
+          if (ub == 0)
+            throw Error("integer division by zero");
+          d[i].i = wrapTo(
+              static_cast<int64_t>(in.op == ScalarOp::DivU ? ua / ub : ua % ub),
+              t);
+        }
         break;
-      }
       case ScalarOp::Max:
         if (fl)
-          d.f = (std::isnan(a.f) || std::isnan(b.f)) ? NAN
-                                                     : std::max(a.f, b.f);
+          floatLanes(d, a, b, n, t, [](double x, double y) {
+            return (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y);
+          });
         else
-          d.i = std::max(a.i, b.i);
+          intLanes(d, a, b, n, t,
+                   [](int64_t x, int64_t y) { return std::max(x, y); });
         break;
       case ScalarOp::Min:
         if (fl)
-          d.f = (std::isnan(a.f) || std::isnan(b.f)) ? NAN
-                                                     : std::min(a.f, b.f);
+          floatLanes(d, a, b, n, t, [](double x, double y) {
+            return (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y);
+          });
         else
-          d.i = std::min(a.i, b.i);
+          intLanes(d, a, b, n, t,
+                   [](int64_t x, int64_t y) { return std::min(x, y); });
         break;
       case ScalarOp::MaxU:
-        d.i = asUnsigned(a.i, in.type) >= asUnsigned(b.i, in.type) ? a.i : b.i;
-        break;
       case ScalarOp::MinU:
-        d.i = asUnsigned(a.i, in.type) <= asUnsigned(b.i, in.type) ? a.i : b.i;
+        for (int i = 0; i < n; ++i) {
+          bool aBigger = asUnsigned(a[i].i, t) >= asUnsigned(b[i].i, t);
+          d[i].i = (aBigger == (in.op == ScalarOp::MaxU)) ? a[i].i : b[i].i;
+        }
         break;
       case ScalarOp::MaxNum:
-        d.f = std::fmax(a.f, b.f);
+        floatLanes(d, a, b, n, t,
+                   [](double x, double y) { return std::fmax(x, y); });
         break;
       case ScalarOp::MinNum:
-        d.f = std::fmin(a.f, b.f);
+        floatLanes(d, a, b, n, t,
+                   [](double x, double y) { return std::fmin(x, y); });
         break;
       case ScalarOp::Neg:
         if (fl)
-          d.f = -a.f;
+          floatLanes(d, a, b, n, t, [](double x, double) { return -x; });
         else
-          d.i = wrapTo(-a.i, in.type);
+          intLanes(d, a, b, n, t, [](int64_t x, int64_t) {
+            return static_cast<int64_t>(0 - static_cast<uint64_t>(x));
+          });
         break;
       case ScalarOp::Abs:
         if (fl)
-          d.f = std::fabs(a.f);
+          floatLanes(d, a, b, n, t,
+                     [](double x, double) { return std::fabs(x); });
         else
-          d.i = wrapTo(a.i < 0 ? -a.i : a.i, in.type);
+          intLanes(d, a, b, n, t, [](int64_t x, int64_t) {
+            return x < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(x))
+                         : x;
+          });
         break;
       case ScalarOp::And:
-        d.i = a.i & b.i;
+        intLanes(d, a, b, n, t, [](int64_t x, int64_t y) { return x & y; });
         break;
       case ScalarOp::Or:
-        d.i = a.i | b.i;
+        intLanes(d, a, b, n, t, [](int64_t x, int64_t y) { return x | y; });
         break;
       case ScalarOp::Xor:
-        d.i = wrapTo(a.i ^ b.i, in.type);
+        intLanes(d, a, b, n, t, [](int64_t x, int64_t y) { return x ^ y; });
         break;
       case ScalarOp::Shl:
-        d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i)
-                                          << (b.i & 63)),
-                     in.type);
+        intLanes(d, a, b, n, t, [](int64_t x, int64_t y) {
+          return static_cast<int64_t>(static_cast<uint64_t>(x) << (y & 63));
+        });
         break;
       case ScalarOp::ShrS:
-        d.i = a.i >> (b.i & 63);
+        intLanes(d, a, b, n, t,
+                 [](int64_t x, int64_t y) { return x >> (y & 63); });
         break;
       case ScalarOp::ShrU:
-        d.i = wrapTo(
-            static_cast<int64_t>(asUnsigned(a.i, in.type) >> (b.i & 63)),
-            in.type);
+        for (int i = 0; i < n; ++i)
+          d[i].i = wrapTo(
+              static_cast<int64_t>(asUnsigned(a[i].i, t) >> (b[i].i & 63)), t);
         break;
 #define UNARY(OP, FN)                                                          \
   case ScalarOp::OP:                                                           \
-    d.f = roundTo(FN(a.f), in.type);                                           \
+    floatLanes(d, a, b, n, t, [](double x, double) { return FN(x); });         \
     break;
         UNARY(Exp, std::exp)
         UNARY(Exp2, std::exp2)
@@ -372,55 +428,66 @@ public:
         UNARY(Trunc, std::trunc)
 #undef UNARY
       case ScalarOp::Rsqrt:
-        d.f = roundTo(1.0 / std::sqrt(a.f), in.type);
+        floatLanes(d, a, b, n, t,
+                   [](double x, double) { return 1.0 / std::sqrt(x); });
         break;
       case ScalarOp::Atan2:
-        d.f = roundTo(std::atan2(a.f, b.f), in.type);
+        floatLanes(d, a, b, n, t,
+                   [](double x, double y) { return std::atan2(x, y); });
         break;
       case ScalarOp::Pow:
-        d.f = roundTo(std::pow(a.f, b.f), in.type);
+        floatLanes(d, a, b, n, t,
+                   [](double x, double y) { return std::pow(x, y); });
         break;
       case ScalarOp::Fma:
-        d.f = roundTo(std::fma(a.f, b.f, r[in.c].f), in.type);
+        for (int i = 0; i < n; ++i)
+          d[i].f = roundTo(std::fma(a[i].f, b[i].f, c[i].f), t);
         break;
       case ScalarOp::CmpF:
-        d.i = cmpF(in.imm, a.f, b.f);
+        for (int i = 0; i < n; ++i)
+          d[i].i = cmpF(in.imm, a[i].f, b[i].f);
         break;
       case ScalarOp::CmpI:
-        d.i = cmpI(in.imm, a.i, b.i, in.srcType);
+        for (int i = 0; i < n; ++i)
+          d[i].i = cmpI(in.imm, a[i].i, b[i].i, in.srcType);
         break;
       case ScalarOp::Select:
-        d = (a.i & 1) ? b : r[in.c];
+        for (int i = 0; i < n; ++i)
+          d[i] = (a[i].i & 1) ? b[i] : c[i];
         break;
       case ScalarOp::IToF:
-        d.f = roundTo(static_cast<double>(a.i), in.type);
+        for (int i = 0; i < n; ++i)
+          d[i].f = roundTo(static_cast<double>(a[i].i), t);
         break;
       case ScalarOp::UIToF:
-        d.f = roundTo(static_cast<double>(asUnsigned(a.i, in.srcType)),
-                      in.type);
+        for (int i = 0; i < n; ++i)
+          d[i].f =
+              roundTo(static_cast<double>(asUnsigned(a[i].i, in.srcType)), t);
         break;
       case ScalarOp::FToI:
       case ScalarOp::FToUI:
         // Out-of-range conversions are poison in MLIR; saturate instead of
         // invoking C++ undefined behaviour.
-        if (std::isnan(a.f))
-          d.i = 0;
-        else if (a.f >= 9.2e18)
-          d.i = INT64_MAX;
-        else if (a.f <= -9.2e18)
-          d.i = INT64_MIN;
-        else
-          d.i = wrapTo(static_cast<int64_t>(a.f), in.type);
+        for (int i = 0; i < n; ++i) {
+          double x = a[i].f;
+          d[i].i = std::isnan(x)  ? 0
+                   : x >= 9.2e18  ? INT64_MAX
+                   : x <= -9.2e18 ? INT64_MIN
+                                  : wrapTo(static_cast<int64_t>(x), t);
+        }
         break;
       case ScalarOp::FCast:
-        d.f = roundTo(a.f, in.type);
+        for (int i = 0; i < n; ++i)
+          d[i].f = roundTo(a[i].f, t);
         break;
       case ScalarOp::ICast:
-        d.i = wrapTo(a.i, in.type);
+        for (int i = 0; i < n; ++i)
+          d[i].i = wrapTo(a[i].i, t);
         break;
       case ScalarOp::ZExt:
-        d.i = wrapTo(static_cast<int64_t>(asUnsigned(a.i, in.srcType)),
-                     in.type);
+        for (int i = 0; i < n; ++i)
+          d[i].i =
+              wrapTo(static_cast<int64_t>(asUnsigned(a[i].i, in.srcType)), t);
         break;
       }
     }
@@ -430,7 +497,41 @@ private:
   const GenericSpec &spec;
   const std::vector<const Tensor *> &captures;
   std::vector<Reg> regs;
+  std::vector<Reg> zeros;
 };
+
+void loadLanes(Reg *dst, const uint8_t *base, int64_t offset, int64_t stride,
+               int n, DType t) {
+  switch (t) {
+  case DType::F32: {
+    const float *p = reinterpret_cast<const float *>(base) + offset;
+    for (int i = 0; i < n; ++i)
+      dst[i].f = p[i * stride];
+    return;
+  }
+  case DType::F64: {
+    const double *p = reinterpret_cast<const double *>(base) + offset;
+    for (int i = 0; i < n; ++i)
+      dst[i].f = p[i * stride];
+    return;
+  }
+  default:
+    for (int i = 0; i < n; ++i)
+      dst[i] = load(base, offset + i * stride, t);
+  }
+}
+
+void storeLanes(const Reg *src, uint8_t *base, int64_t offset, int64_t stride,
+                int n, DType t) {
+  if (t == DType::F32) {
+    float *p = reinterpret_cast<float *>(base) + offset;
+    for (int i = 0; i < n; ++i)
+      p[i * stride] = static_cast<float>(src[i].f);
+    return;
+  }
+  for (int i = 0; i < n; ++i)
+    store(base, offset + i * stride, t, src[i]);
+}
 } // namespace
 
 void autoshard::rt::cpu::runGeneric(const GenericSpec &spec,
@@ -456,6 +557,9 @@ void autoshard::rt::cpu::runGeneric(const GenericSpec &spec,
          (in.imm < 0 ||
           in.imm >= static_cast<int64_t>(spec.loopRanges.size()))))
       throw Error("generic: malformed body bytecode");
+  for (int32_t y : spec.yields)
+    if (y < 0 || y >= spec.numRegs)
+      throw Error("generic: malformed body bytecode");
 
   const std::vector<int64_t> &ranges = spec.loopRanges;
   int64_t numLoops = static_cast<int64_t>(ranges.size());
@@ -468,31 +572,54 @@ void autoshard::rt::cpu::runGeneric(const GenericSpec &spec,
   int32_t numOperands = spec.numInputs + spec.numOutputs;
   std::vector<LinearAccess> acc;
   for (int32_t k = 0; k < numOperands; ++k) {
-    const Tensor &t = k < spec.numInputs ? *inputs[k]
-                                         : *outputs[k - spec.numInputs];
+    const Tensor &t =
+        k < spec.numInputs ? *inputs[k] : *outputs[k - spec.numInputs];
     acc.push_back(foldMap(spec.maps[k], t, ranges, k));
   }
   if (total == 0)
     return;
 
+  // Batch along the innermost loop unless an output revisits an element
+  // there (a reduction over it): then each point must see the previous
+  // point's store, so run one lane at a time.
+  int64_t inner = numLoops - 1;
+  bool batch = numLoops > 0;
+  for (int32_t o = 0; batch && o < spec.numOutputs; ++o)
+    if (acc[spec.numInputs + o].loopStrides[inner] == 0 && ranges[inner] > 1)
+      batch = false;
+  int64_t innerRange = numLoops > 0 ? ranges[inner] : 1;
+  int64_t outerPoints = total / innerRange;
+  int maxLanes = batch ? kLanes : 1;
+
   Interpreter interp(spec, captures);
-  Reg *regs = interp.getRegs();
   std::vector<int64_t> idx(numLoops, 0);
   std::vector<int64_t> offsets(numOperands);
   for (int32_t k = 0; k < numOperands; ++k)
     offsets[k] = acc[k].base;
 
-  for (int64_t point = 0; point < total; ++point) {
-    for (int32_t k = 0; k < numOperands; ++k)
-      regs[k] = load(acc[k].data, offsets[k], acc[k].type);
-    interp.run(idx.data());
-    for (int32_t o = 0; o < spec.numOutputs; ++o) {
-      int32_t k = spec.numInputs + o;
-      store(const_cast<uint8_t *>(acc[k].data), offsets[k], acc[k].type,
-            regs[spec.yields[o]]);
+  for (int64_t outer = 0; outer < outerPoints; ++outer) {
+    for (int64_t start = 0; start < innerRange; start += maxLanes) {
+      int n = static_cast<int>(std::min<int64_t>(maxLanes, innerRange - start));
+      if (numLoops > 0)
+        idx[inner] = start;
+      for (int32_t k = 0; k < numOperands; ++k) {
+        int64_t stride = numLoops > 0 ? acc[k].loopStrides[inner] : 0;
+        loadLanes(interp.getReg(k), acc[k].data, offsets[k] + start * stride,
+                  stride, n, acc[k].type);
+      }
+      interp.run(idx.data(), inner, n);
+      for (int32_t o = 0; o < spec.numOutputs; ++o) {
+        int32_t k = spec.numInputs + o;
+        int64_t stride = numLoops > 0 ? acc[k].loopStrides[inner] : 0;
+        storeLanes(interp.getReg(spec.yields[o]),
+                   const_cast<uint8_t *>(acc[k].data),
+                   offsets[k] + start * stride, stride, n, acc[k].type);
+      }
     }
-    // Advance the odometer (innermost loop fastest).
-    for (int64_t l = numLoops - 1; l >= 0; --l) {
+    if (numLoops > 0)
+      idx[inner] = 0;
+    // Advance the odometer over the outer loops.
+    for (int64_t l = numLoops - 2; l >= 0; --l) {
       if (++idx[l] < ranges[l]) {
         for (int32_t k = 0; k < numOperands; ++k)
           offsets[k] += acc[k].loopStrides[l];

@@ -11,8 +11,7 @@ using namespace autoshard::rt;
 
 static constexpr size_t kLive = std::numeric_limits<size_t>::max();
 
-Executor::Executor(const Program &program, Backend &backend,
-                   Communicator &comm)
+Executor::Executor(const Program &program, Backend &backend, Communicator &comm)
     : program(program), backend(backend), comm(comm) {
   std::string err = program.verify();
   if (!err.empty())
@@ -46,8 +45,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
       throw Error("input '" + io.name + "': expected " +
                   std::string(stringifyDType(info.type)) + "[" +
                   stringifyShape(info.shape) + "], got " +
-                  (inputs[i].isNull() ? "nothing"
-                                      : inputs[i].getTypeString()));
+                  (inputs[i].isNull() ? "nothing" : inputs[i].getTypeString()));
     env[io.value] = inputs[i];
   }
   for (current = 0; current < program.instructions.size(); ++current) {
@@ -96,16 +94,18 @@ Tensor Executor::takeInit(std::vector<Tensor> &env, ValueId id,
   return copy;
 }
 
-/// Resolves kDynamic entries from operands starting at `next`.
+/// Resolves kDynamic entries from operands starting at `next`. The scalar
+/// operands may live in device memory, so they are read through the backend.
 static std::vector<int64_t> resolve(const std::vector<int64_t> &values,
                                     const Instruction &inst, size_t &next,
-                                    const std::vector<Tensor> &env) {
+                                    const std::vector<Tensor> &env,
+                                    Backend &backend) {
   std::vector<int64_t> out = values;
   for (int64_t &v : out)
     if (v == kDynamic) {
       if (next >= inst.operands.size())
         throw Error("missing dynamic offset operand");
-      v = env[inst.operands[next++]].getAsInt(0);
+      v = backend.download(env[inst.operands[next++]]).getAsInt(0);
     }
   return out;
 }
@@ -186,9 +186,11 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
   }
   case OpKind::ExtractSlice: {
     size_t next = 1;
-    std::vector<int64_t> offsets = resolve(inst.offsets, inst, next, env);
-    std::vector<int64_t> sizes = resolve(inst.sizes, inst, next, env);
-    std::vector<int64_t> strides = resolve(inst.strides, inst, next, env);
+    std::vector<int64_t> offsets =
+        resolve(inst.offsets, inst, next, env, backend);
+    std::vector<int64_t> sizes = resolve(inst.sizes, inst, next, env, backend);
+    std::vector<int64_t> strides =
+        resolve(inst.strides, inst, next, env, backend);
     Tensor out = fresh(0);
     backend.extractSlice(in(0), out, offsets, sizes, strides);
     res = out;
@@ -196,9 +198,11 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
   }
   case OpKind::InsertSlice: {
     size_t next = 2;
-    std::vector<int64_t> offsets = resolve(inst.offsets, inst, next, env);
-    std::vector<int64_t> sizes = resolve(inst.sizes, inst, next, env);
-    std::vector<int64_t> strides = resolve(inst.strides, inst, next, env);
+    std::vector<int64_t> offsets =
+        resolve(inst.offsets, inst, next, env, backend);
+    std::vector<int64_t> sizes = resolve(inst.sizes, inst, next, env, backend);
+    std::vector<int64_t> strides =
+        resolve(inst.strides, inst, next, env, backend);
     Tensor dest = takeInit(env, inst.operands[1], current);
     backend.insertSlice(in(0), dest, offsets, sizes, strides);
     res = dest;
@@ -215,7 +219,7 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
   }
   case OpKind::Pad: {
     size_t next = 2;
-    std::vector<int64_t> low = resolve(inst.offsets, inst, next, env);
+    std::vector<int64_t> low = resolve(inst.offsets, inst, next, env, backend);
     Tensor out = fresh(0);
     backend.pad(in(0), in(1), out, low);
     res = out;
@@ -272,16 +276,17 @@ void Executor::executeCollective(const Instruction &inst,
   const AxisList &axes = step.axes;
   DType type = input.getDType();
   int64_t elem = getDTypeSize(type);
-  int64_t n = step.kind == CollectiveKind::Permute ? 1 : comm.getGroupSize(axes);
-  int64_t me = step.kind == CollectiveKind::Permute ? 0
-                                                     : comm.getGroupIndex(axes);
+  int64_t n =
+      step.kind == CollectiveKind::Permute ? 1 : comm.getGroupSize(axes);
+  int64_t me =
+      step.kind == CollectiveKind::Permute ? 0 : comm.getGroupIndex(axes);
   const Shape &inShape = input.getShape();
   int64_t rank = input.getRank();
   bool uneven = !inst.groupExtents.empty();
   if (uneven && static_cast<int64_t>(inst.groupExtents.size()) != n)
-    throw Error("uneven collective: " +
-                std::to_string(inst.groupExtents.size()) +
-                " extents for a group of " + std::to_string(n));
+    throw Error(
+        "uneven collective: " + std::to_string(inst.groupExtents.size()) +
+        " extents for a group of " + std::to_string(n));
   auto needDim = [&](int64_t d) {
     if (d < 0 || d >= rank)
       throw Error("collective dim " + std::to_string(d) + " out of range for " +
@@ -311,8 +316,8 @@ void Executor::executeCollective(const Instruction &inst,
   switch (step.kind) {
   case CollectiveKind::AllReduce: {
     Tensor out = backend.allocate(type, inShape);
-    comm.allReduce(input.getRawData(), out.getRawData(),
-                   input.getNumElements(), type, step.reduction, axes);
+    comm.allReduce(input.getRawData(), out.getRawData(), input.getNumElements(),
+                   type, step.reduction, axes);
     return finish(out);
   }
   case CollectiveKind::MakePartial: {
@@ -336,8 +341,7 @@ void Executor::executeCollective(const Instruction &inst,
       throw Error("all_slice: dim " + std::to_string(step.dim) + " of " +
                   input.getTypeString() + " does not split " +
                   std::to_string(n) + " ways");
-    std::vector<int64_t> offsets(rank, 0), sizes = inShape,
-                                           strides(rank, 1);
+    std::vector<int64_t> offsets(rank, 0), sizes = inShape, strides(rank, 1);
     offsets[step.dim] = offset;
     sizes[step.dim] = extent;
     Tensor out = backend.allocate(type, sizes);
@@ -397,8 +401,8 @@ void Executor::executeCollective(const Instruction &inst,
     Around ar = around(inShape, step.dim);
     if (!uneven) {
       if (ar.mid % n)
-        throw Error("reduce_scatter: dim " + std::to_string(step.dim) +
-                    " of " + input.getTypeString() + " does not split " +
+        throw Error("reduce_scatter: dim " + std::to_string(step.dim) + " of " +
+                    input.getTypeString() + " does not split " +
                     std::to_string(n) + " ways");
       Tensor packed = swapBlocks(input, ar.pre, n, ar.mid / n, ar.post);
       Tensor out = backend.allocate(type, {ar.pre, ar.mid / n, ar.post});
@@ -451,8 +455,8 @@ void Executor::executeCollective(const Instruction &inst,
                   std::to_string(n) + " ways");
     Tensor packed = swapBlocks(input, as.pre, n, as.mid / n, as.post);
     Tensor recv = backend.allocate(type, packed.getShape());
-    comm.allToAll(packed.getRawData(), recv.getRawData(),
-                  packed.getBytes() / n, axes);
+    comm.allToAll(packed.getRawData(), recv.getRawData(), packed.getBytes() / n,
+                  axes);
     Shape block = inShape;
     block[split] /= n;
     Around ac = around(block, cat);

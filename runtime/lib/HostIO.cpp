@@ -95,7 +95,8 @@ Tensor autoshard::rt::readNpy(const std::string &path) {
                 "(little endian)");
   std::string_view fortran = dictValue(header, "fortran_order");
   if (fortran.substr(0, 4) == "True")
-    throw Error("'" + path + "' is in Fortran order; save it in C order "
+    throw Error("'" + path +
+                "' is in Fortran order; save it in C order "
                 "(numpy.ascontiguousarray)");
   if (fortran.substr(0, 5) != "False")
     throw bad("no 'fortran_order' entry");
@@ -151,8 +152,7 @@ void autoshard::rt::writeNpy(const std::string &path, const Tensor &tensor) {
                  static_cast<char>(header.size() >> 8)};
   file.write(len, 2);
   file.write(header.data(), header.size());
-  file.write(static_cast<const char *>(tensor.getRawData()),
-             tensor.getBytes());
+  file.write(static_cast<const char *>(tensor.getRawData()), tensor.getBytes());
   if (!file)
     throw Error("failed writing '" + path + "'");
 }
@@ -295,8 +295,7 @@ std::string autoshard::rt::compareTensors(const Tensor &a, const Tensor &b,
                                           double &maxAbsErr) {
   maxAbsErr = 0;
   if (a.getDType() != b.getDType() || a.getShape() != b.getShape())
-    return "type mismatch: " + a.getTypeString() + " vs " +
-           b.getTypeString();
+    return "type mismatch: " + a.getTypeString() + " vs " + b.getTypeString();
   std::string first;
   for (int64_t i = 0; i < a.getNumElements(); ++i) {
     double x = a.getAsDouble(i), y = b.getAsDouble(i);

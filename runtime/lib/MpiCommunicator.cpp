@@ -144,8 +144,7 @@ public:
                      DType type, ReductionKind kind,
                      const AxisList &axes) override {
     MPI_Reduce_scatter_block(send, recv, toInt(countPerMember),
-                             getMpiType(type), getMpiOp(kind, type),
-                             get(axes));
+                             getMpiType(type), getMpiOp(kind, type), get(axes));
   }
 
   void reduceScatterV(const void *send, void *recv,
@@ -187,16 +186,15 @@ public:
                                                  int64_t bytes) override {
     int mine = toInt(bytes);
     std::vector<int> counts(rank == 0 ? size : 0);
-    MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0,
-               MPI_COMM_WORLD);
+    MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
     std::vector<int> displs = displacements(counts);
     std::vector<uint8_t> all;
     if (rank == 0)
-      all.resize(displs.empty() ? 0
-                                : static_cast<size_t>(displs.back()) +
-                                      counts.back());
-    MPI_Gatherv(send, mine, MPI_BYTE, all.data(), counts.data(),
-                displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+      all.resize(displs.empty()
+                     ? 0
+                     : static_cast<size_t>(displs.back()) + counts.back());
+    MPI_Gatherv(send, mine, MPI_BYTE, all.data(), counts.data(), displs.data(),
+                MPI_BYTE, 0, MPI_COMM_WORLD);
     std::vector<std::vector<uint8_t>> out;
     for (size_t r = 0; r < counts.size(); ++r)
       out.emplace_back(all.begin() + displs[r],

@@ -180,13 +180,13 @@ std::string Program::str() const {
       os << (i ? ", %" : "%") << inst.results[i];
     os << (inst.results.empty() ? "" : " = ") << stringifyOpKind(inst.kind);
     if (inst.kind == OpKind::Collective)
-      os << "." << collectiveName(inst.collective.kind) << " axes ["
-         << [&] {
-              std::string s;
-              for (int64_t a : inst.collective.axes)
-                s += (s.empty() ? "" : ",") + std::to_string(a);
-              return s;
-            }()
+      os << "." << collectiveName(inst.collective.kind) << " axes [" <<
+          [&] {
+            std::string s;
+            for (int64_t a : inst.collective.axes)
+              s += (s.empty() ? "" : ",") + std::to_string(a);
+            return s;
+          }()
          << "] dim " << inst.collective.dim;
     for (size_t i = 0; i < inst.operands.size(); ++i)
       os << (i ? ", %" : " %") << inst.operands[i];

@@ -77,8 +77,7 @@ Buffer::Buffer(int64_t size) : bytes(size) {
   size_t rounded = (static_cast<size_t>(size) + 63) / 64 * 64;
   data = std::aligned_alloc(64, rounded ? rounded : 64);
   if (!data)
-    throw Error("out of memory allocating " + std::to_string(size) +
-                " bytes");
+    throw Error("out of memory allocating " + std::to_string(size) + " bytes");
   std::memset(data, 0, rounded ? rounded : 64);
 }
 
@@ -87,8 +86,7 @@ Buffer::~Buffer() {
     std::free(data);
 }
 
-Tensor::Tensor(DType type, Shape shape)
-    : type(type), shape(std::move(shape)) {
+Tensor::Tensor(DType type, Shape shape) : type(type), shape(std::move(shape)) {
   for (int64_t d : this->shape)
     if (d < 0)
       throw Error("negative dimension in tensor shape");
@@ -184,6 +182,5 @@ void Tensor::setFromInt(int64_t i, int64_t v) {
 }
 
 std::string Tensor::getTypeString() const {
-  return std::string(stringifyDType(type)) + "[" + stringifyShape(shape) +
-         "]";
+  return std::string(stringifyDType(type)) + "[" + stringifyShape(shape) + "]";
 }

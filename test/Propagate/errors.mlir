@@ -3,7 +3,7 @@
 // RUN: not autoshard-opt --dist-propagate=mesh=dp=0 %s 2>&1 | FileCheck %s --check-prefix=MESH
 // RUN: not autoshard-opt --dist-propagate="mesh=dp=2 cluster=%t.missing.json" %s 2>&1 | FileCheck %s --check-prefix=CLUSTER
 // RUN: not autoshard-opt --dist-propagate %s 2>&1 | FileCheck %s --check-prefix=NOMESH
-// SOLVER: error: dist-propagate: unknown solver 'ilp' (expected 'dp' or 'exact')
+// SOLVER: error: dist-propagate: unknown solver 'ilp' (expected 'dp', 'local' or 'exact')
 // MESH: error: dist-propagate: cannot parse mesh option 'dp=0'
 // CLUSTER: error: dist-propagate: {{.*}}missing.json
 // NOMESH: error: dist-propagate: no mesh

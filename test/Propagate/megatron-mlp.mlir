@@ -2,11 +2,8 @@
 // mp; only the input and the weights annotated) costs exactly one all_reduce
 // of the local [B/dp, H] activation per layer: 4x16 f32 = 256 B, all_reduce
 // over mp=4 sends 2*3/4*256 = 384 B per device.
-// The generator's zero-fill inits are replaced by tensor.empty (see the
-// report: dist.strategy cannot yet describe a fill's scalar operand).
 // RUN: for L in 1 2 4; do \
 // RUN:   %python %autoshard_src/scripts/gen_models.py mlp --layers $L --batch 8 --hidden 16 --ffn 64 --mesh dp=2,mp=4 \
-// RUN:   | sed 's/linalg.fill ins(%zero : f32) outs(%[a-z0-9_]* : \(tensor<[^>]*>\)) -> tensor<[^>]*>/tensor.empty() : \1/' \
 // RUN:   | autoshard-opt --dist-propagate=report=%t.$L.json > %t.$L.mlir || exit 1; done
 // RUN: FileCheck %s --check-prefix=IR1 < %t.1.mlir
 // RUN: FileCheck %s --check-prefix=IR4 < %t.4.mlir

@@ -9,6 +9,7 @@
 #include <functional>
 #include <numeric>
 #include <random>
+#include <string>
 
 using namespace autoshard;
 
@@ -20,7 +21,8 @@ void addReshardLikeEdge(SolverGraph &g, unsigned src, unsigned dst,
                         unsigned numLayouts, std::mt19937 &rng) {
   std::uniform_int_distribution<unsigned> pick(0, numLayouts - 1);
   std::uniform_real_distribution<double> time(1.0, 10.0);
-  std::vector<unsigned> sc(g.getNumCandidates(src)), dc(g.getNumCandidates(dst));
+  std::vector<unsigned> sc(g.getNumCandidates(src)),
+      dc(g.getNumCandidates(dst));
   for (auto &c : sc)
     c = pick(rng);
   for (auto &c : dc)
@@ -66,8 +68,8 @@ double bruteForce(const SolverGraph &g) {
   return best;
 }
 
-SolverResult run(const SolverGraph &g, SolverKind kind) {
-  SolverOptions opts;
+SolverResult run(const SolverGraph &g, SolverKind kind,
+                 SolverOptions opts = {}) {
   opts.kind = kind;
   SolverResult r = solve(g, opts);
   EXPECT_EQ(r.error, "");
@@ -119,17 +121,33 @@ TEST(SolverTest, ExactMatchesBruteForce) {
       if (a != b)
         addReshardLikeEdge(g, std::min(a, b), std::max(a, b), 3, rng);
     }
+    double truth = bruteForce(g);
     SolverResult ex = run(g, SolverKind::Exact);
     EXPECT_TRUE(ex.optimal);
-    EXPECT_NEAR(ex.cost, bruteForce(g), 1e-9);
+    EXPECT_NEAR(ex.cost, truth, 1e-9);
+    // The default (elimination) proves the same optimum.
+    SolverResult dp = run(g, SolverKind::DP);
+    EXPECT_TRUE(dp.optimal);
+    EXPECT_NEAR(dp.cost, truth, 1e-9);
+    // Branch and bound alone (elimination given no room) agrees too.
+    SolverOptions noElim;
+    noElim.maxEliminationTable = 0;
+    SolverResult bb = run(g, SolverKind::Exact, noElim);
+    EXPECT_TRUE(bb.optimal);
+    EXPECT_NEAR(bb.cost, truth, 1e-9);
   }
 }
 
 // Random DAGs shaped like programs: each op reads one to three earlier values.
-TEST(SolverTest, DefaultIsNearOptimalOnRandomDAGs) {
+// The default solver is exact on them (elimination: they are narrow), agreeing
+// with an independent branch and bound; the local search, used when
+// elimination would need too large tables, stays within 10%.
+TEST(SolverTest, DefaultIsOptimalOnRandomDAGs) {
   std::mt19937 rng(4);
   double sumRatio = 0.0, maxRatio = 1.0;
   unsigned count = 0, optimalHits = 0;
+  SolverOptions noElim;
+  noElim.maxEliminationTable = 0;
   for (unsigned trial = 0; trial < 60; ++trial) {
     unsigned n = 10 + trial % 31; // 10..40 ops
     SolverGraph g = randomNodes(n, 4, rng);
@@ -142,19 +160,91 @@ TEST(SolverTest, DefaultIsNearOptimalOnRandomDAGs) {
       }
     }
     SolverResult dp = run(g, SolverKind::DP);
-    SolverResult ex = run(g, SolverKind::Exact);
-    ASSERT_TRUE(ex.optimal) << "exact solver ran out of budget, trial " << trial;
-    EXPECT_LE(ex.cost, dp.cost + 1e-9);
-    double ratio = ex.cost > 0 ? dp.cost / ex.cost : 1.0;
+    SolverResult local = run(g, SolverKind::Local);
+    EXPECT_TRUE(dp.optimal);
+    // Branch and bound is slow beyond ~25 nodes; check the smaller half.
+    if (n <= 25) {
+      SolverResult bb = run(g, SolverKind::Exact, noElim);
+      ASSERT_TRUE(bb.optimal)
+          << "branch and bound ran out of budget, trial " << trial;
+      EXPECT_NEAR(dp.cost, bb.cost, 1e-9);
+    }
+    EXPECT_LE(dp.cost, local.cost + 1e-9);
+    double ratio = dp.cost > 0 ? local.cost / dp.cost : 1.0;
     sumRatio += ratio;
     maxRatio = std::max(maxRatio, ratio);
-    optimalHits += dp.cost <= ex.cost + 1e-9;
+    optimalHits += local.cost <= dp.cost + 1e-9;
     ++count;
   }
-  std::printf("random DAGs (10..40 ops): %u graphs, default/exact cost ratio "
+  std::printf("random DAGs (10..40 ops): %u graphs, local/exact cost ratio "
               "mean %.4f max %.4f, optimal on %u\n",
               count, sumRatio / count, maxRatio, optimalHits);
   EXPECT_LE(maxRatio, 1.10);
+}
+
+// A grid is as wide as its side: with tables capped below 3^side entries
+// elimination must give up, and the default then returns the local search's
+// answer, not claimed optimal. With the default caps the same grid is solved
+// exactly, and no heuristic beats it.
+TEST(SolverTest, WideGraphsFallBackToLocalSearch) {
+  std::mt19937 rng(6);
+  unsigned side = 6;
+  SolverGraph g = randomNodes(side * side, 3, rng);
+  for (unsigned r = 0; r < side; ++r)
+    for (unsigned c = 0; c < side; ++c) {
+      unsigned v = r * side + c;
+      if (c + 1 < side)
+        addReshardLikeEdge(g, v, v + 1, 3, rng);
+      if (r + 1 < side)
+        addReshardLikeEdge(g, v, v + side, 3, rng);
+    }
+  SolverOptions small;
+  small.maxEliminationTable = 27;
+  SolverResult capped = run(g, SolverKind::DP, small);
+  SolverResult local = run(g, SolverKind::Local);
+  EXPECT_FALSE(capped.optimal);
+  EXPECT_EQ(capped.assignment, local.assignment);
+  SolverResult dp = run(g, SolverKind::DP);
+  EXPECT_TRUE(dp.optimal);
+  EXPECT_LE(dp.cost, local.cost + 1e-9);
+  SolverResult ex = run(g, SolverKind::Exact);
+  EXPECT_NEAR(ex.cost, dp.cost, 1e-9);
+}
+
+// The trap of spanning-forest DP + local moves, and why elimination is the
+// default: a ladder (two chains joined by rungs, like two branches of a
+// program that meet at every step). Chain edges (0 equal / 10 different)
+// are heavier than rungs (3 both at 0, 0 both at 1, 6 different), so the
+// spanning forest keeps one rung; ignoring the others, all-0 looks best,
+// and from there every single-node move pays a chain mismatch, and moving
+// a whole chain pays the off-forest rungs as if the other chain stayed.
+// The optimum is all-1 (12 node costs against 18 for all-0 rungs).
+TEST(SolverTest, EliminationSolvesLaddersExactly) {
+  SolverGraph g;
+  unsigned len = 6;
+  std::vector<unsigned> a, b;
+  for (unsigned i = 0; i < len; ++i) {
+    a.push_back(g.addNode("a" + std::to_string(i), {0.0, 1.0}));
+    b.push_back(g.addNode("b" + std::to_string(i), {0.0, 1.0}));
+  }
+  for (unsigned i = 0; i + 1 < len; ++i) {
+    g.addEdge(a[i], a[i + 1], {0.0, 10.0, 10.0, 0.0});
+    g.addEdge(b[i], b[i + 1], {0.0, 10.0, 10.0, 0.0});
+  }
+  for (unsigned i = 0; i < len; ++i)
+    g.addEdge(a[i], b[i], {3.0, 6.0, 6.0, 0.0});
+  double truth = bruteForce(g);
+  EXPECT_DOUBLE_EQ(truth, 12.0);
+  SolverResult dp = run(g, SolverKind::DP);
+  EXPECT_TRUE(dp.optimal);
+  EXPECT_DOUBLE_EQ(dp.cost, truth);
+  for (unsigned v = 0; v < 2 * len; ++v)
+    EXPECT_EQ(dp.assignment[v], 1u);
+  // The local search stays in the trap (all-0, 18) and does not claim
+  // optimality.
+  SolverResult local = run(g, SolverKind::Local);
+  EXPECT_FALSE(local.optimal);
+  EXPECT_LE(local.cost, 18.0);
 }
 
 TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
@@ -238,6 +328,8 @@ TEST(SolverTest, MalformedGraphsAreRejected) {
 TEST(SolverTest, SolverKindNames) {
   EXPECT_EQ(symbolizeSolverKind("dp"), SolverKind::DP);
   EXPECT_EQ(symbolizeSolverKind("exact"), SolverKind::Exact);
+  EXPECT_EQ(symbolizeSolverKind("local"), SolverKind::Local);
+  EXPECT_EQ(stringifySolverKind(SolverKind::Local), "local");
   EXPECT_FALSE(symbolizeSolverKind("ilp").has_value());
   EXPECT_EQ(stringifySolverKind(SolverKind::Exact), "exact");
 }

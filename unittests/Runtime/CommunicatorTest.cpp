@@ -43,8 +43,8 @@ TEST_F(CommunicatorTest, AllReduceSumAndMax) {
   for (const AxisList &axes : allAxes) {
     std::vector<float> send = {float(pos + 1), float(2 * pos), -float(pos)};
     std::vector<float> recv(3);
-    comm->allReduce(send.data(), recv.data(), 3, DType::F32,
-                    ReductionKind::Sum, axes);
+    comm->allReduce(send.data(), recv.data(), 3, DType::F32, ReductionKind::Sum,
+                    axes);
     float sum = 0;
     for (int64_t p : group(axes))
       sum += p + 1;

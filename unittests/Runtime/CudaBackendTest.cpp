@@ -74,9 +74,8 @@ AffineMapSpec map(int64_t numLoops, std::vector<std::vector<int64_t>> rows) {
   for (auto &row : rows) {
     for (int64_t l = 0; l < numLoops; ++l)
       m.coeffs.push_back(row[l]);
-    m.consts.push_back(static_cast<int64_t>(row.size()) > numLoops
-                           ? row[numLoops]
-                           : 0);
+    m.consts.push_back(
+        static_cast<int64_t>(row.size()) > numLoops ? row[numLoops] : 0);
   }
   return m;
 }
@@ -149,8 +148,8 @@ TEST_P(BackendVsCpuTest, UploadDownloadAllocateCopyFill) {
   for (DType valueType : {DType::F32, DType::F64, DType::I32, DType::I64}) {
     Tensor value(valueType, {});
     value.setFromDouble(0, -2.75);
-    for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64,
-                    DType::I1}) {
+    for (DType t :
+         {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1}) {
       Tensor d = dut->allocate(t, {7}), r(t, {7});
       dut->fill(d, up(value));
       cpu->fill(r, value);
@@ -538,7 +537,8 @@ TEST_P(BackendVsCpuTest, ExecutorRunsAProgram) {
   p.instructions = {empty, mm, gen, empty2, trans};
   p.outputs = {io(tr, {8, 16})};
 
-  Tensor hx = seeded(DType::F32, {16, 24}, 50), hw = seeded(DType::F32, {24, 8}, 51);
+  Tensor hx = seeded(DType::F32, {16, 24}, 50),
+         hw = seeded(DType::F32, {24, 8}, 51);
   auto localCpu = createLocalCommunicator(p.mesh);
   auto localDut = createLocalCommunicator(p.mesh);
   Executor ref(p, *cpu, *localCpu), run(p, *dut, *localDut);
@@ -631,13 +631,14 @@ TEST(NcclSingleRankTest, EveryCollectiveOnOneRank) {
   out = fresh();
   comm->sendRecv(dx.getRawData(), 0, out.getRawData(), 0, 48);
   expectClose(gpu->download(out), x);
-  std::vector<std::vector<uint8_t>> all = comm->gatherToRoot(dx.getRawData(), 48);
+  std::vector<std::vector<uint8_t>> all =
+      comm->gatherToRoot(dx.getRawData(), 48);
   ASSERT_EQ(all.size(), 1u);
   ASSERT_EQ(all[0].size(), 48u);
   EXPECT_EQ(std::memcmp(all[0].data(), x.getRawData(), 48), 0);
-  EXPECT_THROW(comm->allGatherV(dx.getRawData(), out.getRawData(), {24, 24},
-                                axes),
-               Error);
+  EXPECT_THROW(
+      comm->allGatherV(dx.getRawData(), out.getRawData(), {24, 24}, axes),
+      Error);
 }
 
 } // namespace

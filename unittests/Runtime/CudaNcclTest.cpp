@@ -76,8 +76,7 @@ TEST_F(NcclVsMpiTest, AllReduceEveryKindAndType) {
       for (ReductionKind kind : {ReductionKind::Sum, ReductionKind::Max,
                                  ReductionKind::Min, ReductionKind::Product}) {
         Tensor send = data(t, 37, 1), want(t, {37});
-        mpi->allReduce(send.getRawData(), want.getRawData(), 37, t, kind,
-                       axes);
+        mpi->allReduce(send.getRawData(), want.getRawData(), 37, t, kind, axes);
         Tensor dsend = gpu->upload(send), got = gpu->allocate(t, {37});
         nccl->allReduce(dsend.getRawData(), got.getRawData(), 37, t, kind,
                         axes);
@@ -133,8 +132,8 @@ TEST_F(NcclVsMpiTest, ReduceScattersEvenAndUneven) {
     mpi->reduceScatterV(vsend.getRawData(), vwant.getRawData(), counts,
                         DType::F32, ReductionKind::Max, axes);
     Tensor dv = gpu->upload(vsend), vgot = gpu->allocate(DType::F32, {me + 2});
-    nccl->reduceScatterV(dv.getRawData(), vgot.getRawData(), counts,
-                         DType::F32, ReductionKind::Max, axes);
+    nccl->reduceScatterV(dv.getRawData(), vgot.getRawData(), counts, DType::F32,
+                         ReductionKind::Max, axes);
     expectSame(gpu->download(vgot), vwant, true);
   }
 }
@@ -159,8 +158,8 @@ TEST_F(NcclVsMpiTest, AllToAllEvenAndUneven) {
     }
     Tensor vsend = data(DType::I32, sendTotal, 7);
     Tensor vwant(DType::I32, {recvTotal});
-    mpi->allToAllV(vsend.getRawData(), sendBytes, vwant.getRawData(),
-                   recvBytes, axes);
+    mpi->allToAllV(vsend.getRawData(), sendBytes, vwant.getRawData(), recvBytes,
+                   axes);
     Tensor dv = gpu->upload(vsend);
     Tensor vgot = gpu->allocate(DType::I32, {recvTotal});
     nccl->allToAllV(dv.getRawData(), sendBytes, vgot.getRawData(), recvBytes,
@@ -198,7 +197,9 @@ int main(int argc, char **argv) {
   // Only rank 0 prints, so FileCheck sees one summary.
   if (rank != 0)
     delete ::testing::UnitTest::GetInstance()->listeners().Release(
-        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+        ::testing::UnitTest::GetInstance()
+            ->listeners()
+            .default_result_printer());
   int status = RUN_ALL_TESTS();
   MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   // Communicators (NCCL ones included) are gone before MPI_Finalize.

@@ -138,8 +138,7 @@ TEST(ShardTest, CutThenAssembleIsIdentity) {
     }
     Tensor back = assembleGlobal(locals, mesh, layout, global.getShape());
     double err;
-    EXPECT_EQ(compareTensors(back, global, 0, 0, err), "")
-        << layout.str(mesh);
+    EXPECT_EQ(compareTensors(back, global, 0, 0, err), "") << layout.str(mesh);
   }
   // A partial-sum shard: position (0, 1) holds zeros.
   Tensor shard = cutShard(global, mesh, layouts[3], 1, {4, 6});

@@ -54,9 +54,8 @@ AffineMapSpec map(int64_t numLoops, std::vector<std::vector<int64_t>> rows) {
   for (auto &row : rows) {
     for (int64_t l = 0; l < numLoops; ++l)
       m.coeffs.push_back(row[l]);
-    m.consts.push_back(row.size() > static_cast<size_t>(numLoops)
-                           ? row[numLoops]
-                           : 0);
+    m.consts.push_back(
+        row.size() > static_cast<size_t>(numLoops) ? row[numLoops] : 0);
   }
   return m;
 }
@@ -92,7 +91,8 @@ TEST_F(KernelsTest, GemmMatchesTripleLoop) {
 }
 
 TEST_F(KernelsTest, BatchGemmMatchesTripleLoop) {
-  Tensor a = seeded(DType::F32, {3, 4, 6}, 1), b = seeded(DType::F32, {3, 5, 6}, 2);
+  Tensor a = seeded(DType::F32, {3, 4, 6}, 1),
+         b = seeded(DType::F32, {3, 5, 6}, 2);
   Tensor c(DType::F32, {3, 4, 5}), ref(DType::F32, {3, 4, 5});
   cpu->batchMatmul(a, b, c, false, true);
   for (int64_t i = 0; i < 3; ++i)
@@ -141,7 +141,10 @@ TEST_F(KernelsTest, GenericIndexCapturesAndIntegerWrap) {
   idx.imm = 0;
   ScalarInst toF = inst(ScalarOp::IToF, DType::F64, 4, 3);
   toF.srcType = DType::I64;
-  g.body = {cap, idx, toF, inst(ScalarOp::Mul, DType::F64, 5, 0, 2),
+  g.body = {cap,
+            idx,
+            toF,
+            inst(ScalarOp::Mul, DType::F64, 5, 0, 2),
             inst(ScalarOp::Add, DType::F64, 6, 5, 4),
             inst(ScalarOp::Add, DType::F64, 7, 1, 6)};
   g.numRegs = 8;

@@ -1,4 +1,5 @@
-//===- ProgramLoader.h - Partitioned MLIR module -> runtime Program -*- C++ -*-//
+//===- ProgramLoader.h - Partitioned MLIR module -> runtime Program -*- C++
+//-*-//
 //
 // The only bridge between the compiler and the runtime: it walks the entry
 // function of a module and builds the runtime's MLIR-free rt::Program.

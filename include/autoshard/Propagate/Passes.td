@@ -26,8 +26,10 @@ def DistPropagate : Pass<"dist-propagate", "::mlir::ModuleOp"> {
            "Mesh to shard over, e.g. 'dp=2,mp=4' or '#dist.mesh<...>'; "
            "default: the module's dist.mesh, else the annotations' mesh">,
     Option<"solver", "solver", "std::string", /*default=*/"\"dp\"",
-           "Strategy solver: 'dp' (forest DP + local search) or 'exact' "
-           "(branch and bound; small graphs)">,
+           "Strategy solver: 'dp' (exact variable elimination, falling "
+           "back to 'local' on wide graphs), 'local' (spanning-forest DP + "
+           "block coordinate descent) or 'exact' (elimination with larger "
+           "tables, else branch and bound)">,
     Option<"enableAllToAll", "enable-alltoall", "bool", /*default=*/"false",
            "Let reshards move an axis between dims with all_to_all">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",

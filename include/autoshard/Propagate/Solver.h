@@ -13,13 +13,17 @@
 // edge stores one cost per (source class, target class) pair. The pass prices
 // each class pair once with the reshard planner.
 //
-// Default solver (`SolverKind::DP`): exact min-sum dynamic programming on a
-// maximum-weight spanning forest (exact when the graph is a forest: chains,
-// trees), then alternating iterated conditional modes and forest DP with the
-// off-forest edges conditioned on the current assignment, until no move
-// improves the total. Near-linear in the number of edges times candidates^2.
-// `SolverKind::Exact` is a branch and bound seeded with the DP solution; an
-// oracle for graphs up to a few dozen nodes.
+// Default solver (`SolverKind::DP`): exact min-sum by variable elimination
+// (bucket elimination, smallest-new-table-first order). Computation graphs
+// are long but narrow (a residual stream with diamonds such as the Q/K/V
+// branches of attention or layer-norm statistics), so the tables stay small
+// and the run is linear in the graph's length; the result is then proven
+// optimal. When a table would exceed SolverOptions' limits it falls back to
+// `SolverKind::Local`: exact DP on a maximum-weight spanning forest, then
+// block coordinate descent (exact DP on induced forests from four node
+// orders, the rest held fixed) and iterated conditional modes until no
+// move improves the total. `SolverKind::Exact` is elimination with larger
+// limits, else a branch and bound seeded with the local search; an oracle.
 //
 // Results depend only on the graph's content and the nodes' keys, never on
 // the order nodes or edges were added.
@@ -105,7 +109,7 @@ private:
   std::vector<Restriction> restrictions;
 };
 
-enum class SolverKind { DP, Exact };
+enum class SolverKind { DP, Exact, Local };
 
 std::string_view stringifySolverKind(SolverKind kind);
 std::optional<SolverKind> symbolizeSolverKind(std::string_view name);
@@ -115,17 +119,24 @@ struct SolverOptions {
   /// Exact solver: give up (returning the best found, optimal = false) after
   /// this many search nodes.
   uint64_t maxSearchNodes = 200000000;
-  /// DP solver: at most this many improvement rounds after the forest DP.
+  /// Local search: at most this many improvement rounds after the forest DP.
   unsigned maxRounds = 64;
+  /// Variable elimination gives up (falling back to the local search) when
+  /// one table would exceed this many entries (the tables it keeps for
+  /// decoding: 16 times as many), or all tables together this much work
+  /// (entries times factors).
+  uint64_t maxEliminationTable = uint64_t(1) << 22;
+  uint64_t maxEliminationWork = uint64_t(1) << 30;
 };
 
 struct SolverResult {
   std::vector<unsigned> assignment;
   double cost = 0.0;
-  /// True when the result is proven optimal (forests under DP; exact solver
-  /// within its budget).
+  /// True when the result is proven optimal (elimination succeeded; forests
+  /// under the local search; branch and bound within its budget).
   bool optimal = false;
-  /// Exact: search nodes explored. DP: improvement rounds run.
+  /// Elimination: table entries times factors visited. Branch and bound:
+  /// search nodes explored. Local search: improvement rounds run.
   uint64_t work = 0;
   /// Set when the graph is malformed; the assignment is then empty.
   std::string error;

@@ -19,6 +19,7 @@
 #include "autoshard/Lower/ProgramLoader.h"
 #include "autoshard/Runtime/Backend.h"
 #include "autoshard/Runtime/Communicator.h"
+#include "autoshard/Runtime/CudaBackend.h"
 #include "autoshard/Runtime/Executor.h"
 #include "autoshard/Runtime/HostIO.h"
 
@@ -42,9 +43,9 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
-#include <mutex>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -54,28 +55,33 @@ namespace cl = llvm::cl;
 static cl::list<std::string> positional(cl::Positional,
                                         cl::desc("PROGRAM.mlir | A.npy B.npy"));
 static cl::list<std::string>
-    inputFiles("input", cl::desc("Global input: NAME=FILE.npy (NAME: the "
-                                 "argument's dist.name, argN or N)"),
+    inputFiles("input",
+               cl::desc("Global input: NAME=FILE.npy (NAME: the "
+                        "argument's dist.name, argN or N)"),
                cl::value_desc("NAME=FILE"));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of generated inputs"),
                               cl::init(0));
-static cl::opt<std::string> outputDir("output-dir",
-                                      cl::desc("Where output_<i>.npy go"),
-                                      cl::init("."));
+static cl::opt<std::string>
+    outputDir("output-dir", cl::desc("Where output_<i>.npy go"), cl::init("."));
 static cl::opt<double>
     timeoutSeconds("timeout",
                    cl::desc("Abort the job after this many seconds (0: never)"),
                    cl::init(600));
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
                                   cl::init(""));
+static cl::opt<std::string>
+    backendName("backend",
+                cl::desc("Kernel backend: cpu (OpenBLAS, MPI) or cuda (cuBLAS, "
+                         "NCCL; one GPU per rank)"),
+                cl::init("cpu"));
 static cl::opt<bool> printPlan("print-plan",
                                cl::desc("Print the lowered plan (rank 0)"));
 static cl::opt<bool> compareMode("compare",
                                  cl::desc("Compare two .npy files and exit"));
-static cl::opt<double> relTol("rtol", cl::desc("Relative tolerance (--compare)"),
-                            cl::init(1e-5));
-static cl::opt<double> absTol("atol", cl::desc("Absolute tolerance (--compare)"),
-                            cl::init(1e-6));
+static cl::opt<double>
+    relTol("rtol", cl::desc("Relative tolerance (--compare)"), cl::init(1e-5));
+static cl::opt<double>
+    absTol("atol", cl::desc("Absolute tolerance (--compare)"), cl::init(1e-6));
 static cl::opt<int> repeat("repeat",
                            cl::desc("Run the program this many times and "
                                     "report the mean step time"),
@@ -92,20 +98,28 @@ struct Job {
   int size = 1;
   bool mpi = false;
 
+  /// Ends the whole job. Not through MPI_Abort: Open MPI 4.1's mpirun
+  /// intermittently crashes or hangs when a rank aborts while its peers sit
+  /// in a collective (and the watchdog thread may not call MPI at all under
+  /// MPI_THREAD_FUNNELED). A rank that exits without MPI_Finalize makes
+  /// mpirun terminate every other rank and exit non-zero, reliably.
   [[noreturn]] void abort(const std::string &message) {
     std::fprintf(stderr, "autoshard-run: error: %s%s\n",
                  size > 1 ? ("rank " + std::to_string(rank) + ": ").c_str()
                           : "",
                  message.c_str());
     std::fflush(stderr);
-#ifdef AUTOSHARD_HAVE_MPI
-    if (mpi)
-      MPI_Abort(MPI_COMM_WORLD, 1);
-#endif
+    std::fflush(stdout);
     std::_Exit(1);
   }
 };
 Job job;
+
+std::string formatSeconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", s);
+  return buf;
+}
 
 /// Aborts the job when the run takes longer than the timeout (a failed or
 /// stuck peer leaves the others blocked in a collective).
@@ -114,12 +128,16 @@ public:
   explicit Watchdog(double seconds) {
     if (seconds <= 0)
       return;
-    thread = std::thread([this, seconds] {
+    // Ranks fire one after another: the first exit ends every rank, so the
+    // job reports one timeout instead of N.
+    double deadline = seconds + 0.5 * job.rank;
+    thread = std::thread([this, seconds, deadline] {
       std::unique_lock<std::mutex> lock(mutex);
-      if (!cv.wait_for(lock, std::chrono::duration<double>(seconds),
+      if (!cv.wait_for(lock, std::chrono::duration<double>(deadline),
                        [this] { return done; }))
-        job.abort("timed out after " + std::to_string(seconds) +
-                  " s (--timeout); a rank failed or a collective is stuck");
+        job.abort("timed out after " + formatSeconds(seconds) +
+                  " s (--timeout); a rank failed or a collective is "
+                  "stuck");
     });
   }
   ~Watchdog() {
@@ -245,12 +263,11 @@ void prepare(Setup &setup, mlir::MLIRContext &context) {
       file = std::string(resolved);
     }
     rt::Tensor global =
-        file.empty()
-            ? rt::makeSeededTensor(info.type, io.globalShape, seed, i)
-            : rt::readNpy(file);
+        file.empty() ? rt::makeSeededTensor(info.type, io.globalShape, seed, i)
+                     : rt::readNpy(file);
     if (global.getDType() != info.type || global.getShape() != io.globalShape)
-      throw rt::Error("input '" + io.name + "' (argument " +
-                      std::to_string(i) + "): expected " +
+      throw rt::Error("input '" + io.name + "' (argument " + std::to_string(i) +
+                      "): expected " +
                       std::string(rt::stringifyDType(info.type)) + "[" +
                       rt::stringifyShape(io.globalShape) + "], got " +
                       global.getTypeString() + " from '" + file + "'");
@@ -295,10 +312,20 @@ int main(int argc, char **argv) {
     registerAllDialects(registry);
     mlir::MLIRContext context(registry);
     context.loadAllAvailableDialects();
+    // One located line per error, not a dump of the enclosing op.
+    context.printOpOnDiagnostic(false);
     Setup setup;
     std::string error;
+    // Created during setup so that a missing GPU is one clean error line.
+    std::unique_ptr<rt::Backend> backend;
     try {
+      if (backendName != "cpu" && backendName != "cuda")
+        throw rt::Error("unknown --backend '" + backendName +
+                        "' (expected cpu or cuda)");
       prepare(setup, context);
+      backend = backendName == "cuda"
+                    ? rt::createCudaBackend(rt::pickCudaDevice(job.rank))
+                    : rt::createCpuBackend();
     } catch (const rt::Error &e) {
       error = e.what();
     }
@@ -315,9 +342,14 @@ int main(int argc, char **argv) {
       }
       status = 1;
     } else {
-      std::unique_ptr<rt::Backend> backend = rt::createCpuBackend();
       try {
-        rt::Executor executor(setup.program, *backend, *setup.comm);
+        // NCCL communicators are created collectively on every rank; the MPI
+        // communicator still gathers outputs to rank 0.
+        std::unique_ptr<rt::Communicator> nccl;
+        if (backendName == "cuda")
+          nccl = rt::createNcclCommunicator(setup.program.mesh, *backend);
+        rt::Executor executor(setup.program, *backend,
+                              nccl ? *nccl : *setup.comm);
         if (job.rank == debugFailRank)
           throw rt::Error("injected failure (--debug-fail-rank)");
         if (job.rank == debugHangRank)
@@ -337,12 +369,11 @@ int main(int argc, char **argv) {
         const rt::Program &p = setup.program;
         if (job.rank == 0 && !llvm::sys::fs::is_directory(outputDir) &&
             llvm::sys::fs::create_directories(outputDir))
-          throw rt::Error("cannot create output directory '" + outputDir +
-                          "'");
+          throw rt::Error("cannot create output directory '" + outputDir + "'");
         for (size_t i = 0; i < outputs.size(); ++i) {
           rt::Tensor local = backend->download(outputs[i]);
-          std::vector<std::vector<uint8_t>> all = setup.comm->gatherToRoot(
-              local.getRawData(), local.getBytes());
+          std::vector<std::vector<uint8_t>> all =
+              setup.comm->gatherToRoot(local.getRawData(), local.getBytes());
           if (job.rank != 0)
             continue;
           std::vector<rt::Tensor> locals(all.size());
@@ -362,8 +393,8 @@ int main(int argc, char **argv) {
               outputDir + "/output_" + std::to_string(i) + ".npy";
           rt::writeNpy(file, global);
           llvm::outs() << "output " << i << " '" << io.name
-                       << "': " << global.getTypeString() << " " << summarize(global)
-                       << " -> " << file << "\n";
+                       << "': " << global.getTypeString() << " "
+                       << summarize(global) << " -> " << file << "\n";
         }
         if (job.rank == 0 && repeat > 1)
           llvm::outs() << "step time: "

@@ -40,8 +40,8 @@ public:
   virtual void fill(Tensor &dst, const Tensor &value) = 0;
 
   /// c += op(a) * op(b) for 2-D a, b, c (f32/f64; other types throw).
-  virtual void matmul(const Tensor &a, const Tensor &b, Tensor &c,
-                      bool transA, bool transB) = 0;
+  virtual void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
+                      bool transB) = 0;
   /// The same over a leading batch dim on all three.
   virtual void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c,
                            bool transA, bool transB) = 0;
@@ -59,16 +59,14 @@ public:
   /// out = reduction of `in` over `dims` (out keeps in's rank with those
   /// dims of size 1, or drops them; same element count either way).
   virtual void reduce(const Tensor &in, Tensor &out,
-                      const std::vector<int64_t> &dims,
-                      ReductionKind kind) = 0;
+                      const std::vector<int64_t> &dims, ReductionKind kind) = 0;
   /// Elementwise acc = acc (op) x, for combining partial values.
-  virtual void accumulate(Tensor &acc, const Tensor &x,
-                          ReductionKind kind) = 0;
+  virtual void accumulate(Tensor &acc, const Tensor &x, ReductionKind kind) = 0;
   /// tensor.gather: indices [batch..., len(dims)] selects coordinates of
   /// `dims` in `source`; out = batch shape + source shape with `dims`
   /// either 1 (keepDims) or dropped. Out-of-range indices throw.
-  virtual void gather(const Tensor &source, const Tensor &indices,
-                      Tensor &out, const std::vector<int64_t> &dims) = 0;
+  virtual void gather(const Tensor &source, const Tensor &indices, Tensor &out,
+                      const std::vector<int64_t> &dims) = 0;
   /// out = source[offsets + i * strides] over out's (unreduced) `sizes`.
   virtual void extractSlice(const Tensor &source, Tensor &out,
                             const std::vector<int64_t> &offsets,

@@ -72,8 +72,9 @@ public:
   /// comes from member k.
   virtual void allToAll(const void *send, void *recv, int64_t bytesPerMember,
                         const AxisList &axes) = 0;
-  virtual void allToAllV(const void *send, const std::vector<int64_t> &sendBytes,
-                         void *recv, const std::vector<int64_t> &recvBytes,
+  virtual void allToAllV(const void *send,
+                         const std::vector<int64_t> &sendBytes, void *recv,
+                         const std::vector<int64_t> &recvBytes,
                          const AxisList &axes) = 0;
   /// Point to point by mesh position: send `bytes` to dstPos and receive
   /// into recv from srcPos (either may be -1: nothing).
@@ -81,8 +82,8 @@ public:
                         int64_t srcPos, int64_t bytes) = 0;
   /// Rank 0 receives every rank's buffer (sizes may differ), in rank order;
   /// other ranks get an empty list.
-  virtual std::vector<std::vector<uint8_t>>
-  gatherToRoot(const void *send, int64_t bytes) = 0;
+  virtual std::vector<std::vector<uint8_t>> gatherToRoot(const void *send,
+                                                         int64_t bytes) = 0;
   virtual void barrier() = 0;
   /// Ends the whole job with `code` after printing `message` to stderr.
   [[noreturn]] virtual void abort(const std::string &message, int code) = 0;

@@ -39,9 +39,8 @@ Tensor cutShard(const Tensor &global, const DeviceMesh &mesh,
 
 /// Rebuilds the global tensor from every position's local tensor
 /// (locals[pos]): split dims are placed by the layout, partial axes reduced.
-Tensor assembleGlobal(const std::vector<Tensor> &locals,
-                      const DeviceMesh &mesh, const TensorLayout &layout,
-                      const Shape &globalShape);
+Tensor assembleGlobal(const std::vector<Tensor> &locals, const DeviceMesh &mesh,
+                      const TensorLayout &layout, const Shape &globalShape);
 
 /// Compares two tensors elementwise: |a - b| <= atol + rtol * |b|. Returns
 /// "" when they match, else a one-line description of the first mismatch

@@ -49,20 +49,63 @@ enum class ScalarOp : uint8_t {
   Index,    // dst = current index of loop `imm`
   Captured, // dst = captures[imm][regs in `args`...] (rank-0: no args)
   // Float and integer arithmetic (the domain follows `type`).
-  Add, Sub, Mul, Div, Rem, Max, Min, // Div/Rem/Max/Min: signed for ints
-  DivU, RemU, MaxU, MinU,
-  MaxNum, MinNum,                    // NaN-ignoring float max/min
-  Neg, Abs,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  Max,
+  Min, // Div/Rem/Max/Min: signed for ints
+  DivU,
+  RemU,
+  MaxU,
+  MinU,
+  MaxNum,
+  MinNum, // NaN-ignoring float max/min
+  Neg,
+  Abs,
   // Integer bit ops.
-  And, Or, Xor, Shl, ShrS, ShrU,
+  And,
+  Or,
+  Xor,
+  Shl,
+  ShrS,
+  ShrU,
   // Float math.
-  Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Tanh, Sin, Cos, Tan,
-  Erf, Atan, Atan2, Pow, Floor, Ceil, Round, RoundEven, Trunc, Fma,
+  Exp,
+  Exp2,
+  Expm1,
+  Log,
+  Log2,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sin,
+  Cos,
+  Tan,
+  Erf,
+  Atan,
+  Atan2,
+  Pow,
+  Floor,
+  Ceil,
+  Round,
+  RoundEven,
+  Trunc,
+  Fma,
   // Comparisons: `imm` is the arith.cmpf / arith.cmpi predicate number.
-  CmpF, CmpI,
-  Select,      // dst = a ? b : c
+  CmpF,
+  CmpI,
+  Select, // dst = a ? b : c
   // Conversions: `type` is the result type, `srcType` the operand type.
-  IToF, UIToF, FToI, FToUI, FCast, ICast, ZExt,
+  IToF,
+  UIToF,
+  FToI,
+  FToUI,
+  FCast,
+  ICast,
+  ZExt,
 };
 
 /// Scalar types of registers (the element types plus nothing else).
@@ -169,10 +212,10 @@ struct ValueInfo {
 /// A function argument or result: its SSA value, global shape and layout.
 struct ProgramIO {
   ValueId value = -1;
-  std::string name;        // dist.name, else "argN" / "resultN"
-  std::string file;        // dist.weight: a .npy with the global value
-  Shape globalShape;       // dist.global_type, else the local shape
-  TensorLayout layout;     // dist.layout, else replicated
+  std::string name;    // dist.name, else "argN" / "resultN"
+  std::string file;    // dist.weight: a .npy with the global value
+  Shape globalShape;   // dist.global_type, else the local shape
+  TensorLayout layout; // dist.layout, else replicated
 };
 
 struct Program {
