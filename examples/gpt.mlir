@@ -78,21 +78,21 @@ module attributes {dist.mesh = #mesh} {
     %q0 = linalg.matmul ins(%ln0, %wq_0_s : tensor<32x32xf32>, tensor<32x32xf32>) outs(%init2 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %qheads0 = tensor.expand_shape %q0 [[0, 1], [2, 3]] output_shape [4, 8, 4, 8] : tensor<32x32xf32> into tensor<4x8x4x8xf32>
     %empty6 = tensor.empty() : tensor<4x4x8x8xf32>
-    %qt0 = linalg.transpose ins(%qheads0 : tensor<4x8x4x8xf32>) outs(%empty6 : tensor<4x4x8x8xf32>) permutation = [0, 2, 1, 3]
+    %qt0 = linalg.transpose ins(%qheads0 : tensor<4x8x4x8xf32>) outs(%empty6 : tensor<4x4x8x8xf32>) permutation = [2, 0, 1, 3]
     %qb0 = tensor.collapse_shape %qt0 [[0, 1], [2], [3]] : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
     %empty7 = tensor.empty() : tensor<32x32xf32>
     %init3 = linalg.fill ins(%zero : f32) outs(%empty7 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %k0 = linalg.matmul ins(%ln0, %wk_0_s : tensor<32x32xf32>, tensor<32x32xf32>) outs(%init3 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %kheads0 = tensor.expand_shape %k0 [[0, 1], [2, 3]] output_shape [4, 8, 4, 8] : tensor<32x32xf32> into tensor<4x8x4x8xf32>
     %empty8 = tensor.empty() : tensor<4x4x8x8xf32>
-    %kt0 = linalg.transpose ins(%kheads0 : tensor<4x8x4x8xf32>) outs(%empty8 : tensor<4x4x8x8xf32>) permutation = [0, 2, 3, 1]
+    %kt0 = linalg.transpose ins(%kheads0 : tensor<4x8x4x8xf32>) outs(%empty8 : tensor<4x4x8x8xf32>) permutation = [2, 0, 3, 1]
     %kb0 = tensor.collapse_shape %kt0 [[0, 1], [2], [3]] : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
     %empty9 = tensor.empty() : tensor<32x32xf32>
     %init4 = linalg.fill ins(%zero : f32) outs(%empty9 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %v0 = linalg.matmul ins(%ln0, %wv_0_s : tensor<32x32xf32>, tensor<32x32xf32>) outs(%init4 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %vheads0 = tensor.expand_shape %v0 [[0, 1], [2, 3]] output_shape [4, 8, 4, 8] : tensor<32x32xf32> into tensor<4x8x4x8xf32>
     %empty10 = tensor.empty() : tensor<4x4x8x8xf32>
-    %vt0 = linalg.transpose ins(%vheads0 : tensor<4x8x4x8xf32>) outs(%empty10 : tensor<4x4x8x8xf32>) permutation = [0, 2, 1, 3]
+    %vt0 = linalg.transpose ins(%vheads0 : tensor<4x8x4x8xf32>) outs(%empty10 : tensor<4x4x8x8xf32>) permutation = [2, 0, 1, 3]
     %vb0 = tensor.collapse_shape %vt0 [[0, 1], [2], [3]] : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
     %empty11 = tensor.empty() : tensor<16x8x8xf32>
     %init5 = linalg.fill ins(%zero : f32) outs(%empty11 : tensor<16x8x8xf32>) -> tensor<16x8x8xf32>
@@ -115,7 +115,7 @@ module attributes {dist.mesh = #mesh} {
     %ctx0 = linalg.batch_matmul ins(%probs0, %vb0 : tensor<16x8x8xf32>, tensor<16x8x8xf32>) outs(%init6 : tensor<16x8x8xf32>) -> tensor<16x8x8xf32>
     %ctxheads0 = tensor.expand_shape %ctx0 [[0, 1], [2], [3]] output_shape [4, 4, 8, 8] : tensor<16x8x8xf32> into tensor<4x4x8x8xf32>
     %empty15 = tensor.empty() : tensor<4x8x4x8xf32>
-    %ctxt0 = linalg.transpose ins(%ctxheads0 : tensor<4x4x8x8xf32>) outs(%empty15 : tensor<4x8x4x8xf32>) permutation = [0, 2, 1, 3]
+    %ctxt0 = linalg.transpose ins(%ctxheads0 : tensor<4x4x8x8xf32>) outs(%empty15 : tensor<4x8x4x8xf32>) permutation = [1, 2, 0, 3]
     %ctxm0 = tensor.collapse_shape %ctxt0 [[0, 1], [2, 3]] : tensor<4x8x4x8xf32> into tensor<32x32xf32>
     %empty16 = tensor.empty() : tensor<32x32xf32>
     %init7 = linalg.fill ins(%zero : f32) outs(%empty16 : tensor<32x32xf32>) -> tensor<32x32xf32>
@@ -255,21 +255,21 @@ module attributes {dist.mesh = #mesh} {
     %q1 = linalg.matmul ins(%ln2, %wq_1_s : tensor<32x32xf32>, tensor<32x32xf32>) outs(%init14 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %qheads1 = tensor.expand_shape %q1 [[0, 1], [2, 3]] output_shape [4, 8, 4, 8] : tensor<32x32xf32> into tensor<4x8x4x8xf32>
     %empty31 = tensor.empty() : tensor<4x4x8x8xf32>
-    %qt1 = linalg.transpose ins(%qheads1 : tensor<4x8x4x8xf32>) outs(%empty31 : tensor<4x4x8x8xf32>) permutation = [0, 2, 1, 3]
+    %qt1 = linalg.transpose ins(%qheads1 : tensor<4x8x4x8xf32>) outs(%empty31 : tensor<4x4x8x8xf32>) permutation = [2, 0, 1, 3]
     %qb1 = tensor.collapse_shape %qt1 [[0, 1], [2], [3]] : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
     %empty32 = tensor.empty() : tensor<32x32xf32>
     %init15 = linalg.fill ins(%zero : f32) outs(%empty32 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %k1 = linalg.matmul ins(%ln2, %wk_1_s : tensor<32x32xf32>, tensor<32x32xf32>) outs(%init15 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %kheads1 = tensor.expand_shape %k1 [[0, 1], [2, 3]] output_shape [4, 8, 4, 8] : tensor<32x32xf32> into tensor<4x8x4x8xf32>
     %empty33 = tensor.empty() : tensor<4x4x8x8xf32>
-    %kt1 = linalg.transpose ins(%kheads1 : tensor<4x8x4x8xf32>) outs(%empty33 : tensor<4x4x8x8xf32>) permutation = [0, 2, 3, 1]
+    %kt1 = linalg.transpose ins(%kheads1 : tensor<4x8x4x8xf32>) outs(%empty33 : tensor<4x4x8x8xf32>) permutation = [2, 0, 3, 1]
     %kb1 = tensor.collapse_shape %kt1 [[0, 1], [2], [3]] : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
     %empty34 = tensor.empty() : tensor<32x32xf32>
     %init16 = linalg.fill ins(%zero : f32) outs(%empty34 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %v1 = linalg.matmul ins(%ln2, %wv_1_s : tensor<32x32xf32>, tensor<32x32xf32>) outs(%init16 : tensor<32x32xf32>) -> tensor<32x32xf32>
     %vheads1 = tensor.expand_shape %v1 [[0, 1], [2, 3]] output_shape [4, 8, 4, 8] : tensor<32x32xf32> into tensor<4x8x4x8xf32>
     %empty35 = tensor.empty() : tensor<4x4x8x8xf32>
-    %vt1 = linalg.transpose ins(%vheads1 : tensor<4x8x4x8xf32>) outs(%empty35 : tensor<4x4x8x8xf32>) permutation = [0, 2, 1, 3]
+    %vt1 = linalg.transpose ins(%vheads1 : tensor<4x8x4x8xf32>) outs(%empty35 : tensor<4x4x8x8xf32>) permutation = [2, 0, 1, 3]
     %vb1 = tensor.collapse_shape %vt1 [[0, 1], [2], [3]] : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
     %empty36 = tensor.empty() : tensor<16x8x8xf32>
     %init17 = linalg.fill ins(%zero : f32) outs(%empty36 : tensor<16x8x8xf32>) -> tensor<16x8x8xf32>
@@ -292,7 +292,7 @@ module attributes {dist.mesh = #mesh} {
     %ctx1 = linalg.batch_matmul ins(%probs1, %vb1 : tensor<16x8x8xf32>, tensor<16x8x8xf32>) outs(%init18 : tensor<16x8x8xf32>) -> tensor<16x8x8xf32>
     %ctxheads1 = tensor.expand_shape %ctx1 [[0, 1], [2], [3]] output_shape [4, 4, 8, 8] : tensor<16x8x8xf32> into tensor<4x4x8x8xf32>
     %empty40 = tensor.empty() : tensor<4x8x4x8xf32>
-    %ctxt1 = linalg.transpose ins(%ctxheads1 : tensor<4x4x8x8xf32>) outs(%empty40 : tensor<4x8x4x8xf32>) permutation = [0, 2, 1, 3]
+    %ctxt1 = linalg.transpose ins(%ctxheads1 : tensor<4x4x8x8xf32>) outs(%empty40 : tensor<4x8x4x8xf32>) permutation = [1, 2, 0, 3]
     %ctxm1 = tensor.collapse_shape %ctxt1 [[0, 1], [2, 3]] : tensor<4x8x4x8xf32> into tensor<32x32xf32>
     %empty41 = tensor.empty() : tensor<32x32xf32>
     %init19 = linalg.fill ins(%zero : f32) outs(%empty41 : tensor<32x32xf32>) -> tensor<32x32xf32>

@@ -447,8 +447,11 @@ class Builder:
                   causal):
         """Multi-head self-attention. Reshape form: x [batch*seq, embed],
         weights [embed, embed]; heads are split out with expand_shape, moved
-        next to the batch with linalg.transpose and merged into the batch dim
-        of linalg.batch_matmul. Einsum form: x [batch, seq, embed], Wq/Wk/Wv
+        in front of the batch with linalg.transpose and merged heads-major
+        into the batch dim of linalg.batch_matmul ([NH*B, S, D]): with heads
+        on mp split down to one head per device, heads on mp and batch on dp
+        are then one contiguous block of the merged dim, which a batch-major
+        merge cannot express once the local batch exceeds 1. Einsum form: x [batch, seq, embed], Wq/Wk/Wv
         [embed, heads, head_dim], Wo [heads, head_dim, embed] (the same bytes
         as [embed, embed]), every product a linalg.generic contraction."""
         if self.form == "einsum":
@@ -478,9 +481,9 @@ class Builder:
             return self.collapse(yt, shape, [bh] + shape[2:],
                                  [[0, 1], [2], [3]], prefix=name + "b")
 
-        q = heads_of(wq, [0, 2, 1, 3], "q")  # [B*NH, S, D]
-        k = heads_of(wk, [0, 2, 3, 1], "k")  # [B*NH, D, S]
-        v = heads_of(wv, [0, 2, 1, 3], "v")  # [B*NH, S, D]
+        q = heads_of(wq, [2, 0, 1, 3], "q")  # [NH*B, S, D]
+        k = heads_of(wk, [2, 0, 3, 1], "k")  # [NH*B, D, S]
+        v = heads_of(wv, [2, 0, 1, 3], "v")  # [NH*B, S, D]
         scores = self.batch_matmul(q, k, bh, seq, head_dim, seq,
                                    prefix="scores")
         shape = [bh, seq, seq]
@@ -488,10 +491,10 @@ class Builder:
                              shape)
         ctx = self.batch_matmul(probs, v, bh, seq, seq, head_dim, prefix="ctx")
         ctx4 = self.expand(ctx, [bh, seq, head_dim],
-                           [batch, heads, seq, head_dim], [[0, 1], [2], [3]],
+                           [heads, batch, seq, head_dim], [[0, 1], [2], [3]],
                            prefix="ctxheads")
-        ctxt, shape = self.transpose(ctx4, [batch, heads, seq, head_dim],
-                                     [0, 2, 1, 3], prefix="ctxt")
+        ctxt, shape = self.transpose(ctx4, [heads, batch, seq, head_dim],
+                                     [1, 2, 0, 3], prefix="ctxt")
         merged = self.collapse(ctxt, shape, [tokens, embed], split,
                                prefix="ctxm")
         return self.matmul(merged, wo, tokens, embed, embed, prefix="attn_out")

@@ -173,6 +173,9 @@ def reference_bytes(model, layers, mesh, sizes):
     is in bench/README.md."""
     dp, mp = mesh.get("dp", 1), mesh.get("mp", 1)
     ar = 2.0 * (mp - 1) / mp
+    needed = {"mlp": ("batch", "hidden"), "gpt": ("batch", "seq", "embed")}[model]
+    if any(k not in sizes for k in needed):
+        return None, "-"
     if model == "mlp":
         return layers * ar * (sizes["batch"] // dp) * sizes["hidden"] * 4, "optimum"
     if model == "gpt":
@@ -302,6 +305,16 @@ def parse_mesh(text):
     return mesh
 
 
+def parse_sizes(text, flag):
+    sizes = {}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        if not name or not value.isdigit():
+            sys.exit("error: %s expects NAME=INT,..., got '%s'" % (flag, text))
+        sizes[name.strip()] = int(value)
+    return sizes
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -340,8 +353,8 @@ def main():
     for m in models:
         if m not in ("mlp", "gpt"):
             sys.exit("error: unknown model '%s' (mlp, gpt)" % m)
-    sizes = {"mlp": {k: int(v) for k, v in (kv.split("=") for kv in args.mlp_sizes.split(","))},
-             "gpt": {k: int(v) for k, v in (kv.split("=") for kv in args.gpt_sizes.split(","))}}
+    sizes = {"mlp": parse_sizes(args.mlp_sizes, "--mlp-sizes"),
+             "gpt": parse_sizes(args.gpt_sizes, "--gpt-sizes")}
 
     meta = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -526,7 +539,8 @@ def print_tables(results):
             "autoshard colls", "autoshard bytes", "as/ref", "check")
     rows = []
     for r in results:
-        row = [r["model"], str(r["layers"]), "%.0f" % r["reference_bytes"]]
+        ref = r["reference_bytes"]
+        row = [r["model"], str(r["layers"]), "-" if ref is None else "%.0f" % ref]
         for tool in ("upstream", "autoshard"):
             res = r[tool]
             if res["error"]:
@@ -586,6 +600,7 @@ def print_tables(results):
 
 
 def span(values):
+    values = [v for v in values if v is not None]
     if not values:
         return "-"
     lo, hi = min(values), max(values)

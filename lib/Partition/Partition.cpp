@@ -556,33 +556,45 @@ LogicalResult FuncPartitioner::localiseLinalgIndex(linalg::LinalgOp op) {
 }
 
 /// For a reshape between `collapsed` and `expanded` with reassociation
-/// groups: a group's split may sit only on its major-most non-unit dim, with
-/// the same axes as the collapsed dim; anything else would cut a shard
-/// across non-contiguous elements.
-static std::string checkReassociation(ArrayRef<ReassociationIndices> groups,
+/// groups, mirroring ShardingRule::getLayouts on a compound dim: a collapsed
+/// dim's axes are the concatenation of its group's expanded dims' axes, major
+/// dim first, and a dim may be split only when every more major dim of its
+/// group is left with a single element per device (unit dims, or dims split
+/// down to size 1). Then each device's block of the collapsed dim is one
+/// contiguous run of elements, and the local reshape is the global one on
+/// local shapes; anything else would cut a shard across non-contiguous
+/// elements.
+static std::string checkReassociation(const DeviceMesh &mesh,
+                                      ArrayRef<ReassociationIndices> groups,
                                       const TensorLayout &collapsed,
                                       const TensorLayout &expanded,
                                       ArrayRef<int64_t> expandedShape) {
   for (auto [c, group] : llvm::enumerate(groups)) {
-    int64_t major = group.front();
-    for (int64_t d : group)
-      if (expandedShape[d] != 1) {
-        major = d;
-        break;
-      }
+    if (collapsed.hasUnevenDim(c))
+      return "uneven splits cannot pass a reshape";
+    std::vector<int64_t> axes;
+    // The first dim of the group whose local size is not 1 so far; a split
+    // of any dim after it would not be contiguous.
+    std::optional<int64_t> wideMajor;
     for (int64_t d : group) {
       if (expanded.hasUnevenDim(d))
         return "uneven splits cannot pass a reshape";
-      const std::vector<int64_t> &want =
-          d == major ? collapsed.dimAxes[c] : std::vector<int64_t>{};
-      if (expanded.dimAxes[d] != want)
+      const std::vector<int64_t> &dAxes = expanded.dimAxes[d];
+      if (!dAxes.empty() && wideMajor)
         return "dim " + std::to_string(d) +
-               " of the expanded shape is split differently from what its "
+               " of the expanded shape is split but its more major dim " +
+               std::to_string(*wideMajor) +
+               " is not split into single elements, so the shards of "
                "collapsed dim " +
-               std::to_string(c) + " allows";
+               std::to_string(c) + " would not be contiguous";
+      axes.insert(axes.end(), dAxes.begin(), dAxes.end());
+      if (!wideMajor && expandedShape[d] / expanded.getNumShards(mesh, d) != 1)
+        wideMajor = d;
     }
-    if (collapsed.hasUnevenDim(c))
-      return "uneven splits cannot pass a reshape";
+    if (axes != collapsed.dimAxes[c])
+      return "collapsed dim " + std::to_string(c) +
+             " is split differently from the concatenation (major dim "
+             "first) of its expanded dims' splits";
   }
   if (collapsed.partialAxes != expanded.partialAxes)
     return "a reshape cannot change the partial axes";
@@ -600,13 +612,14 @@ LogicalResult FuncPartitioner::localiseReshape(Operation *op,
   std::string err;
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
     auto groups = e.getReassociationIndices();
-    err = checkReassociation(groups, srcLayout, layout, global.getShape());
+    err = checkReassociation(mesh(), groups, srcLayout, layout,
+                             global.getShape());
     if (err.empty())
       result = tensor::ExpandShapeOp::create(b, op->getLoc(), local, src,
                                              groups);
   } else if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
     auto groups = c.getReassociationIndices();
-    err = checkReassociation(groups, layout, srcLayout,
+    err = checkReassociation(mesh(), groups, layout, srcLayout,
                              globalType(src).getShape());
     if (err.empty())
       result = tensor::CollapseShapeOp::create(b, op->getLoc(), local, src,

@@ -73,10 +73,39 @@ func.func @concat_split_dim(%a: tensor<4x4xf32> {dist.layout = #dist.layout<#mes
 module attributes {dist.mesh = #mesh} {
 func.func @minor_factor(%a: tensor<8xf32> {dist.layout = #dist.layout<#mesh, [[dp]]>})
     -> (tensor<2x4xf32> {dist.layout = #dist.layout<#mesh, [[], [dp]]>}) {
-  // expected-error @below {{cannot pass layout [[dp]] to [[], [dp]]: dim 0 of the expanded shape is split differently from what its collapsed dim 0 allows}}
+  // expected-error @below {{cannot pass layout [[dp]] to [[], [dp]]: dim 1 of the expanded shape is split but its more major dim 0 is not split into single elements, so the shards of collapsed dim 0 would not be contiguous}}
   %0 = tensor.expand_shape %a [[0, 1]] output_shape [2, 4] {dist.strategy = #dist.strategy<#mesh, in = [[[dp]]], out = [[[], [dp]]]>}
       : tensor<8xf32> into tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
+}
+}
+
+// -----
+
+// Heads-major merge with two heads per device: the batch split on dp would
+// interleave with the heads, so [NH*B] has no contiguous shard.
+#mesh = #dist.mesh<[dp = 2, mp = 2]>
+module attributes {dist.mesh = #mesh} {
+func.func @heads_not_single(%a: tensor<4x4x8xf32> {dist.layout = #dist.layout<#mesh, [[mp], [dp], []]>})
+    -> (tensor<16x8xf32> {dist.layout = #dist.layout<#mesh, [[mp, dp], []]>}) {
+  // expected-error @below {{cannot pass layout [[mp], [dp], []] to [[mp, dp], []]: dim 1 of the expanded shape is split but its more major dim 0 is not split into single elements, so the shards of collapsed dim 0 would not be contiguous}}
+  %0 = tensor.collapse_shape %a [[0, 1], [2]] {dist.strategy = #dist.strategy<#mesh, in = [[[mp], [dp], []]], out = [[[mp, dp], []]]>}
+      : tensor<4x4x8xf32> into tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+}
+
+// -----
+
+// The merged dim's axes must be the group's axes major dim first.
+#mesh = #dist.mesh<[dp = 2, mp = 4]>
+module attributes {dist.mesh = #mesh} {
+func.func @axes_out_of_order(%a: tensor<16x8xf32> {dist.layout = #dist.layout<#mesh, [[dp, mp], []]>})
+    -> (tensor<4x4x8xf32> {dist.layout = #dist.layout<#mesh, [[mp], [dp], []]>}) {
+  // expected-error @below {{cannot pass layout [[dp, mp], []] to [[mp], [dp], []]: collapsed dim 0 is split differently from the concatenation (major dim first) of its expanded dims' splits}}
+  %0 = tensor.expand_shape %a [[0, 1], [2]] output_shape [4, 4, 8] {dist.strategy = #dist.strategy<#mesh, in = [[[dp, mp], []]], out = [[[mp], [dp], []]]>}
+      : tensor<16x8xf32> into tensor<4x4x8xf32>
+  return %0 : tensor<4x4x8xf32>
 }
 }
 

@@ -11,14 +11,12 @@
 // RUN: FileCheck %s --check-prefix=EIN-REPORT < %t.einsum.json
 //
 // Reshape form (what importers produce: heads split out with expand_shape,
-// moved next to the batch and merged into batch_matmul's batch dim
-// [B*H, S, D]): with the batch major and split over dp into shards of two,
-// heads over mp are not a block of the merged dim, so no layout expresses
-// them there (Shardy's compound factors have the same limit). The optimum is
-// then to gather Q, K and V over mp (3 all_gathers of [2, 4, 8, 8] f32:
-// 3 * 3/4 * 2048 B) and run the core replicated over mp; the context is
-// sliced back to heads (local) and Wo's partial sum is reduce-scattered into
-// the result (3/4 * 2048 B).
+// moved in front of the batch and merged heads-major into batch_matmul's
+// batch dim [H*B, S, D]): with one head per device, heads on mp and the
+// batch on dp are the block [mp, dp] of the merged dim, so the core stays
+// local exactly as in the einsum form. The unannotated result is free, so
+// Wo's partial sum is reduce-scattered into [[dp], [], [mp]] instead of
+// all-reduced: 3/4 * 2048 B.
 // RUN: %python %autoshard_src/scripts/gen_models.py attention \
 // RUN:   | autoshard-opt --dist-propagate=report=%t.reshape.json > %t.reshape.mlir
 // RUN: FileCheck %s --check-prefix=RESHAPE < %t.reshape.mlir
@@ -42,19 +40,23 @@
 // EIN-REPORT: "optimal": true,
 // EIN-REPORT: "reshards": 1,
 
-// RESHAPE-COUNT-3: dist.reshard {{.*}} : tensor<4x4x8x8xf32> from #dist.layout<#mesh, {{\[\[}}dp], [mp], [], []]> to #dist.layout<#mesh, {{\[\[}}dp], [], [], []]>
-// RESHAPE: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[dp], [], []], {{\[\[}}dp], [], []], {{\[\[}}dp], [], []]], out = {{\[\[}}[dp], [], []]]>}
-// RESHAPE: linalg.softmax {{.*}}dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[dp], [], []], {{\[\[}}dp], [], []]], out = {{\[\[}}[dp], [], []]]>
-// RESHAPE: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[dp], [], []], {{\[\[}}dp], [], []], {{\[\[}}dp], [], []]], out = {{\[\[}}[dp], [], []]]>}
-// RESHAPE: dist.reshard {{.*}} : tensor<4x4x8x8xf32> from #dist.layout<#mesh, {{\[\[}}dp], [], [], []]> to #dist.layout<#mesh, {{\[\[}}dp], [mp], [], []]>
+// RESHAPE-NOT: dist.reshard
+// RESHAPE-COUNT-3: tensor.collapse_shape {{.*}}out = {{\[\[}}[mp, dp], [], []]]>} : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
+// RESHAPE-NOT: dist.reshard
+// RESHAPE: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// RESHAPE-NOT: dist.reshard
+// RESHAPE: linalg.softmax {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// RESHAPE-NOT: dist.reshard
+// RESHAPE: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// RESHAPE-NOT: dist.reshard
+// RESHAPE: tensor.expand_shape {{.*}}out = {{\[\[}}[mp], [dp], [], []]]>} : tensor<16x8x8xf32> into tensor<4x4x8x8xf32>
+// RESHAPE-NOT: dist.reshard
 // RESHAPE: dist.reshard {{.*}} : tensor<32x32xf32> from #dist.layout<#mesh, {{\[\[}}dp], []] partial sum [mp]> to #dist.layout<#mesh, {{\[\[}}dp], [mp]]>
 // RESHAPE-NOT: dist.reshard
 
 // RESHAPE-REPORT: "collectives": {
-// RESHAPE-REPORT-NEXT: "all_gather": 3,
-// RESHAPE-REPORT-NEXT: "all_slice": 1,
 // RESHAPE-REPORT-NEXT: "reduce_scatter": 1
 // RESHAPE-REPORT-NEXT: },
-// RESHAPE-REPORT-NEXT: "comm_bytes_per_device": 6144,
+// RESHAPE-REPORT-NEXT: "comm_bytes_per_device": 1536,
 // RESHAPE-REPORT: "optimal": true,
-// RESHAPE-REPORT: "reshards": 5,
+// RESHAPE-REPORT: "reshards": 1,

@@ -5,13 +5,13 @@
 // of the cost model (the default solver eliminates variables exactly:
 // "optimal": true) and is the same in every layer.
 //
-// Reshape form (examples/gpt.mlir is this model): per layer Q, K and V are
-// gathered over mp (heads cannot stay on mp in batch_matmul's merged
-// [B*H] dim while B is split in shards of two; see attention.mlir), the
-// context is sliced back to heads, and Wo's and W2's partial sums are
-// all-reduced; plus the vocabulary-parallel embedding's all_reduce. Per
-// device: embedding 2*3/4*2048 B, per layer 3 * 3/4*2048 + 2 * 2*3/4*2048:
-// 3072 + L * 10752 B.
+// Reshape form (examples/gpt.mlir is this model): heads are merged
+// heads-major into batch_matmul's batch dim [H*B], so with one head per
+// device heads on mp and the batch on dp are the block [mp, dp] of it and
+// the whole attention core stays local (see attention.mlir). The Megatron
+// optimum: the vocabulary-parallel embedding's all_reduce and, per layer,
+// the all_reduces of Wo's and W2's partial sums, each of the local [2*8, 32]
+// f32 activation: (1 + 2L) * 2*3/4*2048 B = 3072 + L * 6144 B.
 // RUN: %python %autoshard_src/scripts/gen_models.py gpt --layers 2 \
 // RUN:   | autoshard-opt --dist-propagate=report=%t.2.json > %t.2.mlir
 // RUN: FileCheck %s --check-prefix=IR2 < %t.2.mlir
@@ -28,35 +28,50 @@
 // RUN: FileCheck %s --check-prefix=E2 < %t.e.json
 // RUN: FileCheck %s --check-prefix=EIR < %t.e.mlir
 
-// Both layers run their attention core the same way (the old solver kept
-// layer 1 sequence-split on mp and dropped mp in layer 2, 28.5 KiB).
+// Both layers keep heads on mp through scores, softmax and context; the
+// only reshards are the five partial-sum all_reduces.
 // IR2: dist.reshard {{.*}} : tensor<4x8x32xf32> from #dist.layout<#mesh, {{\[\[}}dp], [], []] partial sum [mp]> to #dist.layout<#mesh, {{\[\[}}dp], [], []]>
-// IR2-COUNT-3: dist.reshard {{.*}} : tensor<4x4x8x8xf32> from #dist.layout<#mesh, {{\[\[}}dp], [mp], [], []]> to #dist.layout<#mesh, {{\[\[}}dp], [], [], []]>
-// IR2: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[dp], [], []], {{\[\[}}dp], [], []], {{\[\[}}dp], [], []]], out = {{\[\[}}[dp], [], []]]>}
-// IR2: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[dp], [], []], {{\[\[}}dp], [], []], {{\[\[}}dp], [], []]], out = {{\[\[}}[dp], [], []]]>}
-// IR2-COUNT-3: dist.reshard {{.*}} : tensor<4x4x8x8xf32> from #dist.layout<#mesh, {{\[\[}}dp], [mp], [], []]> to #dist.layout<#mesh, {{\[\[}}dp], [], [], []]>
-// IR2: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[dp], [], []], {{\[\[}}dp], [], []], {{\[\[}}dp], [], []]], out = {{\[\[}}[dp], [], []]]>}
-// IR2: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[dp], [], []], {{\[\[}}dp], [], []], {{\[\[}}dp], [], []]], out = {{\[\[}}[dp], [], []]]>}
+// IR2-NOT: dist.reshard
+// IR2-COUNT-3: tensor.collapse_shape {{.*}}out = {{\[\[}}[mp, dp], [], []]]>} : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
+// IR2-NOT: dist.reshard
+// IR2: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// IR2-NOT: dist.reshard
+// IR2: linalg.softmax {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// IR2-NOT: dist.reshard
+// IR2: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// IR2-NOT: dist.reshard
+// IR2: dist.reshard {{.*}} : tensor<32x32xf32> from #dist.layout<#mesh, {{\[\[}}dp], []] partial sum [mp]> to #dist.layout<#mesh, {{\[\[}}dp], []]>
+// IR2-NOT: dist.reshard
+// IR2: dist.reshard {{.*}} : tensor<32x32xf32> from #dist.layout<#mesh, {{\[\[}}dp], []] partial sum [mp]> to #dist.layout<#mesh, {{\[\[}}dp], []]>
+// IR2-NOT: dist.reshard
+// IR2-COUNT-3: tensor.collapse_shape {{.*}}out = {{\[\[}}[mp, dp], [], []]]>} : tensor<4x4x8x8xf32> into tensor<16x8x8xf32>
+// IR2-NOT: dist.reshard
+// IR2: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// IR2-NOT: dist.reshard
+// IR2: linalg.softmax {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// IR2-NOT: dist.reshard
+// IR2: linalg.batch_matmul {dist.strategy = #dist.strategy<#mesh, in = {{\[\[}}[mp, dp], [], []], {{\[\[}}mp, dp], [], []], {{\[\[}}mp, dp], [], []]], out = {{\[\[}}[mp, dp], [], []]]>}
+// IR2-NOT: dist.reshard
+// IR2: dist.reshard {{.*}} : tensor<32x32xf32> from #dist.layout<#mesh, {{\[\[}}dp], []] partial sum [mp]> to #dist.layout<#mesh, {{\[\[}}dp], []]>
+// IR2-NOT: dist.reshard
+// IR2: dist.reshard {{.*}} : tensor<32x32xf32> from #dist.layout<#mesh, {{\[\[}}dp], []] partial sum [mp]> to #dist.layout<#mesh, {{\[\[}}dp], []]>
+// IR2-NOT: dist.reshard
 // No sequence-parallel detours through [[dp, mp], []] around the layer norms.
 // IR2-NOT: {{\[\[}}dp, mp], []]>
 
 // R2: "collectives": {
-// R2-NEXT: "all_gather": 6,
-// R2-NEXT: "all_reduce": 5,
-// R2-NEXT: "all_slice": 2
+// R2-NEXT: "all_reduce": 5
 // R2-NEXT: },
-// R2-NEXT: "comm_bytes_per_device": 24576,
+// R2-NEXT: "comm_bytes_per_device": 15360,
 // R2: "optimal": true,
-// R2: "reshards": 13,
+// R2: "reshards": 5,
 
 // R4: "collectives": {
-// R4-NEXT: "all_gather": 12,
-// R4-NEXT: "all_reduce": 9,
-// R4-NEXT: "all_slice": 4
+// R4-NEXT: "all_reduce": 9
 // R4-NEXT: },
-// R4-NEXT: "comm_bytes_per_device": 46080,
+// R4-NEXT: "comm_bytes_per_device": 27648,
 // R4: "optimal": true,
-// R4: "reshards": 25,
+// R4: "reshards": 9,
 
 // E2: "collectives": {
 // E2-NEXT: "all_reduce": 4
