@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -898,34 +899,50 @@ std::optional<ReshardPlan>
 ReshardPlanner::plan(const std::vector<int64_t> &globalShape, int64_t elemBytes,
                      const TensorLayout &from, const TensorLayout &to,
                      std::string &error) {
-  std::ostringstream key;
+  // The cache key, built with plain appends (no stream: this runs once per
+  // priced layout pair).
+  std::string k;
+  k.reserve(128);
+  auto num = [&](int64_t v) {
+    char buf[24];
+    int n = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v));
+    k.append(buf, n);
+  };
   auto put = [&](const TensorLayout &l) {
-    key << '|';
+    k += '|';
     for (const auto &axes : l.dimAxes) {
-      key << '[';
-      for (int64_t a : axes)
-        key << a << ',';
-      key << ']';
+      k += '[';
+      for (int64_t a : axes) {
+        num(a);
+        k += ',';
+      }
+      k += ']';
     }
     std::vector<int64_t> p = l.partialAxes;
     std::sort(p.begin(), p.end());
-    key << 'p' << static_cast<int>(l.partialKind);
-    for (int64_t a : p)
-      key << a << ',';
-    key << 'u';
+    k += 'p';
+    num(static_cast<int>(l.partialKind));
+    for (int64_t a : p) {
+      num(a);
+      k += ',';
+    }
+    k += 'u';
     for (const auto &s : l.unevenSizes) {
-      key << '(';
-      for (int64_t x : s)
-        key << x << ',';
-      key << ')';
+      k += '(';
+      for (int64_t x : s) {
+        num(x);
+        k += ',';
+      }
+      k += ')';
     }
   };
-  for (int64_t e : globalShape)
-    key << e << 'x';
-  key << elemBytes;
+  for (int64_t e : globalShape) {
+    num(e);
+    k += 'x';
+  }
+  num(elemBytes);
   put(from);
   put(to);
-  std::string k = key.str();
   auto it = cache.find(k);
   if (it != cache.end()) {
     ++hits;

@@ -36,6 +36,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 namespace autoshard {
@@ -100,7 +101,11 @@ struct Node {
   Value value;
   Operation *op = nullptr;
   unsigned index = 0; // argument / result number
-  std::vector<Candidate> cands;
+  /// Candidates: shared with every node of the same rule (enumerated once),
+  /// or the node's own (user constraints, results, fan-outs).
+  std::shared_ptr<const std::vector<Candidate>> shared;
+  std::vector<Candidate> own;
+  const std::vector<Candidate> &cands() const { return shared ? *shared : own; }
   std::string noRuleReason;
   /// Whether a user constraint (strategy or annotation) fixed this node.
   bool userFixed = false;
@@ -109,38 +114,164 @@ struct Node {
   std::vector<TensorLayout> operandLayouts, resultLayouts;
 };
 
-/// Edge cost tables are priced once per (shape, elemBytes, from, to).
+/// Layouts, shapes and edge cost tables interned to small ids so the graph
+/// is built from integers: a layout is encoded as integers that tell apart
+/// exactly what layoutKey tells apart (no strings in the hot path), each
+/// (shape, elemBytes, from, to) is priced once, and an edge whose endpoint
+/// layouts repeat an earlier edge's (the layers of a model) reuses its table.
 struct Pricing {
   const DeviceMesh &mesh;
   ReshardPlanner &planner;
-  std::unordered_map<std::string, unsigned> layoutIds;
   std::vector<TensorLayout> layouts;
+  /// encodings[id]: the integer form of layouts[id].
+  std::vector<std::vector<int64_t>> encodings;
+  /// layoutKey of an id, built on first request.
+  std::vector<std::string> keys;
+  std::unordered_map<uint64_t, llvm::SmallVector<unsigned, 1>> layoutIds;
+  std::vector<int64_t> scratch;
   std::map<std::vector<int64_t>, unsigned> shapeIds;
-  std::unordered_map<uint64_t, double> memo;
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, double> memo;
+  /// dropPartial(layouts[id]), interned.
+  std::vector<int> resolved;
 
-  unsigned intern(const TensorLayout &l) {
-    auto [it, inserted] =
-        layoutIds.try_emplace(layoutKey(l, mesh), layouts.size());
-    if (inserted)
-      layouts.push_back(l);
-    return it->second;
+  Pricing(const DeviceMesh &mesh, ReshardPlanner &planner)
+      : mesh(mesh), planner(planner) {}
+
+  static uint64_t hashInts(const std::vector<int64_t> &v) {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t x : v) {
+      h ^= static_cast<uint64_t>(x);
+      h *= 1099511628211ull;
+      h ^= h >> 29;
+    }
+    return h;
   }
-  double cost(const std::vector<int64_t> &shape, int64_t elemBytes,
-              unsigned from, unsigned to) {
+  /// The same distinctions as layoutKey: dim axes, partial axes in order,
+  /// the kind only when partial, the uneven lists as given.
+  static void encode(const TensorLayout &l, std::vector<int64_t> &out) {
+    out.clear();
+    out.push_back(l.dimAxes.size());
+    for (const auto &axes : l.dimAxes) {
+      out.push_back(axes.size());
+      out.insert(out.end(), axes.begin(), axes.end());
+    }
+    out.push_back(l.partialAxes.size());
+    out.insert(out.end(), l.partialAxes.begin(), l.partialAxes.end());
+    if (!l.partialAxes.empty())
+      out.push_back(static_cast<int64_t>(l.partialKind));
+    out.push_back(l.unevenSizes.size());
+    for (const auto &sizes : l.unevenSizes) {
+      out.push_back(sizes.size());
+      out.insert(out.end(), sizes.begin(), sizes.end());
+    }
+  }
+  unsigned intern(const TensorLayout &l) {
+    encode(l, scratch);
+    auto &bucket = layoutIds[hashInts(scratch)];
+    for (unsigned id : bucket)
+      if (encodings[id] == scratch)
+        return id;
+    unsigned id = layouts.size();
+    bucket.push_back(id);
+    layouts.push_back(l);
+    encodings.push_back(scratch);
+    keys.emplace_back();
+    resolved.push_back(-1);
+    return id;
+  }
+  const std::string &key(unsigned id) {
+    if (keys[id].empty())
+      keys[id] = layoutKey(layouts[id], mesh);
+    return keys[id];
+  }
+  unsigned dropPartialId(unsigned id) {
+    if (resolved[id] < 0) {
+      unsigned r = intern(dropPartial(layouts[id]));
+      resolved[id] = r;
+    }
+    return resolved[id];
+  }
+  unsigned shapeId(const std::vector<int64_t> &shape) {
+    return shapeIds.try_emplace(shape, shapeIds.size()).first->second;
+  }
+  double cost(unsigned shape, const std::vector<int64_t> &shapeVec,
+              int64_t elemBytes, unsigned from, unsigned to) {
     if (from == to)
       return 0.0;
-    auto [sit, _] = shapeIds.try_emplace(shape, shapeIds.size());
-    uint64_t key = (uint64_t(sit->second) << 44) ^ (uint64_t(elemBytes) << 40) ^
-                   (uint64_t(from) << 20) ^ uint64_t(to);
-    auto it = memo.find(key);
-    if (it != memo.end())
+    auto [it, inserted] =
+        memo.try_emplace({(uint64_t(shape) << 32) | uint64_t(elemBytes),
+                          (uint64_t(from) << 32) | uint64_t(to)},
+                         0.0);
+    if (!inserted)
       return it->second;
     std::string error;
     auto plan =
-        planner.plan(shape, elemBytes, layouts[from], layouts[to], error);
+        planner.plan(shapeVec, elemBytes, layouts[from], layouts[to], error);
     double c = plan ? plan->timeUs : kInfeasibleCost;
-    memo.emplace(key, c);
+    // Safe: planning does not touch `memo`, so `it` is still valid.
+    it->second = c;
     return c;
+  }
+
+  /// One edge's class maps and cost table.
+  struct Table {
+    std::vector<unsigned> srcClass, dstClass;
+    unsigned numSrc = 0, numDst = 0;
+    std::vector<double> cost;
+  };
+  std::unordered_map<uint64_t,
+                     std::vector<std::pair<std::vector<int64_t>, unsigned>>>
+      tableIds;
+  std::vector<Table> tables;
+  std::vector<int64_t> tableKey;
+
+  const Table &table(const std::vector<int64_t> &shape, int64_t elemBytes,
+                     const std::vector<unsigned> &srcIds,
+                     const std::vector<unsigned> &dstIds, bool resolveOnly) {
+    unsigned sid = shapeId(shape);
+    tableKey.clear();
+    tableKey.push_back(sid);
+    tableKey.push_back(elemBytes);
+    tableKey.push_back(resolveOnly);
+    tableKey.push_back(srcIds.size());
+    tableKey.insert(tableKey.end(), srcIds.begin(), srcIds.end());
+    tableKey.insert(tableKey.end(), dstIds.begin(), dstIds.end());
+    auto &bucket = tableIds[hashInts(tableKey)];
+    for (auto &[k, id] : bucket)
+      if (k == tableKey)
+        return tables[id];
+    bucket.emplace_back(tableKey, tables.size());
+    Table t;
+    // Local classes in first-seen order.
+    auto classes = [](const std::vector<unsigned> &ids,
+                      std::vector<unsigned> &classOf) {
+      std::vector<unsigned> reps;
+      llvm::SmallDenseMap<unsigned, unsigned, 16> seen;
+      classOf.reserve(ids.size());
+      for (unsigned id : ids) {
+        auto [it, inserted] = seen.try_emplace(id, reps.size());
+        if (inserted)
+          reps.push_back(id);
+        classOf.push_back(it->second);
+      }
+      return reps;
+    };
+    std::vector<unsigned> srcReps = classes(srcIds, t.srcClass);
+    std::vector<unsigned> dstReps = classes(dstIds, t.dstClass);
+    t.numSrc = srcReps.size();
+    t.numDst = dstReps.size();
+    t.cost.resize(srcReps.size() * dstReps.size());
+    for (unsigned i = 0; i < srcReps.size(); ++i)
+      for (unsigned j = 0; j < dstReps.size(); ++j) {
+        unsigned from = srcReps[i], to = dstReps[j];
+        if (resolveOnly && dropPartialId(from) != to) {
+          t.cost[i * dstReps.size() + j] = kInfeasibleCost;
+          continue;
+        }
+        t.cost[i * dstReps.size() + j] = cost(sid, shape, elemBytes, from, to);
+      }
+    tables.push_back(std::move(t));
+    return tables.back();
   }
 };
 
@@ -313,12 +444,14 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     return {opNode.lookup(v.getDefiningOp()),
             cast<OpResult>(v).getResultNumber()};
   };
-  std::map<std::string, std::vector<Candidate>> candCache;
+  Pricing pricing(dmesh, planner);
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<Candidate>>>
+      candCache;
   auto candidatesOf = [&](const ShardingRule &rule) {
-    std::string key = rule.str();
-    auto it = candCache.find(key);
-    if (it == candCache.end())
-      it = candCache.emplace(key, enumerateCandidates(rule, dmesh)).first;
+    auto [it, inserted] = candCache.try_emplace(rule.str());
+    if (inserted)
+      it->second = std::make_shared<const std::vector<Candidate>>(
+          enumerateCandidates(rule, dmesh));
     return it->second;
   };
 
@@ -328,7 +461,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     n.kind = Node::Arg;
     n.index = arg.getArgNumber();
     ShardingRule rule = buildElementwiseRule({}, getShape(arg.getType()));
-    n.cands = candidatesOf(rule);
+    n.shared = candidatesOf(rule);
     nodes.push_back(std::move(n));
   }
   // Ops. Ops on scalars only (index arithmetic, scalar constants) are not
@@ -352,7 +485,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       Candidate c;
       c.operandLayouts = {annotate.getLayout().toTensorLayout()};
       c.resultLayouts = c.operandLayouts;
-      n.cands = {c};
+      n.own = {c};
       n.userFixed = true;
     } else if (auto reshard = dyn_cast<ReshardOp>(op)) {
       if (reshard.getSource().getMesh() != meshAttr)
@@ -362,11 +495,11 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       Candidate c;
       c.operandLayouts = {reshard.getSource().toTensorLayout()};
       c.resultLayouts = {reshard.getTarget().toTensorLayout()};
-      n.cands = {c};
+      n.own = {c};
       n.userFixed = true;
     } else {
       ShardingRule rule = getRuleOrReplicated(&op, n.noRuleReason);
-      n.cands = candidatesOf(rule);
+      n.shared = candidatesOf(rule);
       if (!n.noRuleReason.empty())
         op.emitRemark() << "no sharding rule, running replicated: "
                         << n.noRuleReason;
@@ -381,9 +514,10 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
           return failure();
         // Keep only the user's candidate (it may be beyond the enumeration
         // bound).
-        n.cands = {user};
+        n.shared.reset();
+        n.own = {user};
         if (user.flops == 0.0)
-          n.cands[0].flops = estimateFlops(rule, dmesh, user.factorAxes);
+          n.own[0].flops = estimateFlops(rule, dmesh, user.factorAxes);
         n.userFixed = true;
       }
     }
@@ -399,12 +533,12 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     n.index = use.getOperandNumber();
     auto [pn, slot] = producerOf(use.get());
     std::map<std::string, TensorLayout> distinct;
-    for (const Candidate &c : nodes[pn].cands) {
+    for (const Candidate &c : nodes[pn].cands()) {
       const auto &ls =
           nodes[pn].kind == Node::Arg ? c.resultLayouts : c.resultLayouts;
       if (slot < ls.size()) {
-        TensorLayout l = dropPartial(ls[slot]);
-        distinct.emplace(layoutKey(l, dmesh), l);
+        unsigned id = pricing.dropPartialId(pricing.intern(ls[slot]));
+        distinct.emplace(pricing.key(id), pricing.layouts[id]);
       }
     }
     if (distinct.empty())
@@ -413,7 +547,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     for (auto &[key, l] : distinct) {
       Candidate c;
       c.operandLayouts = {l};
-      n.cands.push_back(c);
+      n.own.push_back(c);
     }
     nodes.push_back(std::move(n));
   }
@@ -499,14 +633,16 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       continue;
     const EdgeUse &first = edgeUses[ids.front()];
     std::map<std::string, TensorLayout> distinct;
-    for (const Candidate &c : nodes[first.pn].cands)
-      distinct.emplace(layoutKey(c.resultLayouts[first.slot], dmesh),
-                       c.resultLayouts[first.slot]);
+    for (const Candidate &c : nodes[first.pn].cands()) {
+      unsigned id = pricing.intern(c.resultLayouts[first.slot]);
+      distinct.emplace(pricing.key(id), pricing.layouts[id]);
+    }
     for (unsigned id : ids) {
       const EdgeUse &u = edgeUses[id];
-      for (const Candidate &c : nodes[u.cn].cands) {
+      for (const Candidate &c : nodes[u.cn].cands()) {
         const TensorLayout &l = c.operandLayouts[u.use->getOperandNumber()];
-        distinct.emplace(layoutKey(l, dmesh), l);
+        unsigned lid = pricing.intern(l);
+        distinct.emplace(pricing.key(lid), pricing.layouts[lid]);
       }
     }
     Node n;
@@ -517,7 +653,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       Candidate c;
       c.operandLayouts = {l};
       c.resultLayouts = {l};
-      n.cands.push_back(std::move(c));
+      n.own.push_back(std::move(c));
     }
     hashes.push_back(
         fnv(hashes[first.pn], "fanout/" + std::to_string(first.slot)));
@@ -530,7 +666,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   for (unsigned i = 0; i < nodes.size(); ++i) {
     Node &n = nodes[i];
     std::vector<double> costs;
-    for (const Candidate &c : n.cands)
+    for (const Candidate &c : n.cands())
       costs.push_back(n.kind == Node::Op ? model.getComputeTimeUs(c.flops)
                                          : 0.0);
     char key[40];
@@ -538,48 +674,34 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
                   static_cast<unsigned long long>(hashes[i]));
     n.solverId = graph.addNode(key, std::move(costs));
   }
-  Pricing pricing{dmesh, planner, {}, {}, {}, {}};
+  // Interned layout ids of each node's result slots / operands, per
+  // candidate, built once per (node, slot).
+  std::vector<std::vector<std::vector<unsigned>>> resultIds(nodes.size()),
+      operandIds(nodes.size());
+  auto idsOf = [&](unsigned node, unsigned slot,
+                   bool result) -> const std::vector<unsigned> & {
+    auto &perSlot = (result ? resultIds : operandIds)[node];
+    if (perSlot.size() <= slot)
+      perSlot.resize(slot + 1);
+    std::vector<unsigned> &ids = perSlot[slot];
+    if (ids.empty()) {
+      ids.reserve(nodes[node].cands().size());
+      for (const Candidate &c : nodes[node].cands())
+        ids.push_back(pricing.intern(result ? c.resultLayouts[slot]
+                                            : c.operandLayouts[slot]));
+    }
+    return ids;
+  };
   // An edge from result `slot` of node `pn` to operand `operand` of node
   // `cn` (a fan-out node has one of each).
   auto addUseEdge = [&](unsigned pn, unsigned slot, unsigned cn,
                         unsigned operand, Type type, bool resolveOnly) {
     std::vector<int64_t> shape = getShape(type);
-    int64_t elemBytes = getElemBytes(type);
-    std::vector<unsigned> srcIds, dstIds;
-    for (const Candidate &c : nodes[pn].cands)
-      srcIds.push_back(pricing.intern(c.resultLayouts[slot]));
-    for (const Candidate &c : nodes[cn].cands)
-      dstIds.push_back(pricing.intern(c.operandLayouts[operand]));
-    // Local classes in first-seen order.
-    auto classes = [](const std::vector<unsigned> &ids,
-                      std::vector<unsigned> &classOf) {
-      std::vector<unsigned> reps;
-      llvm::DenseMap<unsigned, unsigned> seen;
-      for (unsigned id : ids) {
-        auto [it, inserted] = seen.try_emplace(id, reps.size());
-        if (inserted)
-          reps.push_back(id);
-        classOf.push_back(it->second);
-      }
-      return reps;
-    };
-    std::vector<unsigned> sc, dc;
-    std::vector<unsigned> srcReps = classes(srcIds, sc);
-    std::vector<unsigned> dstReps = classes(dstIds, dc);
-    std::vector<double> cost(srcReps.size() * dstReps.size());
-    for (unsigned i = 0; i < srcReps.size(); ++i)
-      for (unsigned j = 0; j < dstReps.size(); ++j) {
-        unsigned from = srcReps[i], to = dstReps[j];
-        if (resolveOnly &&
-            pricing.intern(dropPartial(pricing.layouts[from])) != to) {
-          cost[i * dstReps.size() + j] = kInfeasibleCost;
-          continue;
-        }
-        cost[i * dstReps.size() + j] = pricing.cost(shape, elemBytes, from, to);
-      }
-    graph.addEdge(nodes[pn].solverId, nodes[cn].solverId, std::move(sc),
-                  std::move(dc), srcReps.size(), dstReps.size(),
-                  std::move(cost));
+    const Pricing::Table &t =
+        pricing.table(shape, getElemBytes(type), idsOf(pn, slot, true),
+                      idsOf(cn, operand, false), resolveOnly);
+    graph.addEdge(nodes[pn].solverId, nodes[cn].solverId, t.srcClass,
+                  t.dstClass, t.numSrc, t.numDst, t.cost);
   };
   for (auto &[value, ids] : usesOfValue) {
     auto fit = fanoutOf.find(value);
@@ -611,7 +733,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     auto [pn, slot] = producerOf(annotate.getInput());
     TensorLayout want = annotate.getLayout().toTensorLayout();
     std::vector<unsigned> allowed;
-    for (auto [ci, c] : llvm::enumerate(nodes[pn].cands))
+    for (auto [ci, c] : llvm::enumerate(nodes[pn].cands()))
       if (c.resultLayouts[slot] == want)
         allowed.push_back(ci);
     if (!allowed.empty())
@@ -632,7 +754,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   report.optimal = report.optimal && result.optimal;
 
   for (Node &n : nodes) {
-    const Candidate &c = n.cands[result.assignment[n.solverId]];
+    const Candidate &c = n.cands()[result.assignment[n.solverId]];
     n.operandLayouts = c.operandLayouts;
     n.resultLayouts = c.resultLayouts;
     if (n.kind == Node::Op)
@@ -682,7 +804,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
 
   // Reshards: one per (value, target layout), right after the value's
   // definition so every consumer that needs that layout shares it.
-  std::map<std::pair<void *, std::string>, Value> reshards;
+  std::map<std::pair<void *, unsigned>, Value> reshards;
   auto explainText = [&](Operation *consumer, unsigned operand,
                          const Node &producerNode, const Node &consumerNode) {
     std::string why;
@@ -706,7 +828,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
                         const Node &producerNode,
                         const Node &consumerNode) -> FailureOr<Value> {
     auto key =
-        std::make_pair(source.getAsOpaquePointer(), layoutKey(want, dmesh));
+        std::make_pair(source.getAsOpaquePointer(), pricing.intern(want));
     auto it = reshards.find(key);
     if (it != reshards.end())
       return it->second;
@@ -769,7 +891,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     if (auto fit = fanoutOf.find(v); fit != fanoutOf.end()) {
       const TensorLayout &shared = nodes[fit->second].resultLayouts[0];
       bool sharedExists = reshards.count(
-          std::make_pair(v.getAsOpaquePointer(), layoutKey(shared, dmesh)));
+          std::make_pair(v.getAsOpaquePointer(), pricing.intern(shared)));
       if (shared != have &&
           (shared == want ||
            planTime(v, shared, want) +
