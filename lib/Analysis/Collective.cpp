@@ -6,26 +6,6 @@
 
 using namespace autoshard;
 
-std::string_view autoshard::stringifyCollectiveKind(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  case CollectiveKind::AllSlice:
-    return "all_slice";
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::ReduceScatter:
-    return "reduce_scatter";
-  case CollectiveKind::AllToAll:
-    return "all_to_all";
-  case CollectiveKind::Permute:
-    return "permute";
-  case CollectiveKind::MakePartial:
-    return "make_partial";
-  }
-  return "unknown";
-}
-
 std::string CollectiveStep::str(const DeviceMesh &mesh) const {
   std::ostringstream os;
   os << stringifyCollectiveKind(kind) << "(axes [";

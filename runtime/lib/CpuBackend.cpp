@@ -1,6 +1,7 @@
 //===- CpuBackend.cpp - The CPU backend (OpenBLAS + loops) ----------------===//
 
 #include "CpuKernels.h"
+#include "ScalarEval.h"
 #include "autoshard/Runtime/Backend.h"
 
 #include <cblas.h>
@@ -125,19 +126,7 @@ template <typename T> T reduceIdentity(ReductionKind kind) {
   return T(0);
 }
 
-template <typename T> T combine(T a, T b, ReductionKind kind) {
-  switch (kind) {
-  case ReductionKind::Sum:
-    return a + b;
-  case ReductionKind::Product:
-    return a * b;
-  case ReductionKind::Max:
-    return a > b ? a : b;
-  case ReductionKind::Min:
-    return a < b ? a : b;
-  }
-  return a;
-}
+using scalar::combine;
 
 template <typename T>
 void accumulateTyped(T *acc, const T *x, int64_t n, ReductionKind kind) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "ScalarEval.h"
 
 #include <cmath>
 #include <cstring>
@@ -15,142 +16,14 @@
 using namespace autoshard::rt;
 
 namespace {
-union Reg {
-  double f;
-  int64_t i;
-};
-
-double roundTo(double v, DType t) {
-  return t == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v;
-}
-
-int64_t wrapTo(int64_t v, DType t) {
-  switch (t) {
-  case DType::I32:
-    return static_cast<int32_t>(v);
-  case DType::I1:
-    return v & 1;
-  default:
-    return v;
-  }
-}
-
-uint64_t asUnsigned(int64_t v, DType t) {
-  switch (t) {
-  case DType::I32:
-    return static_cast<uint32_t>(v);
-  case DType::I1:
-    return static_cast<uint64_t>(v & 1);
-  default:
-    return static_cast<uint64_t>(v);
-  }
-}
-
-Reg load(const uint8_t *base, int64_t offset, DType t) {
-  Reg r;
-  switch (t) {
-  case DType::F32:
-    r.f = reinterpret_cast<const float *>(base)[offset];
-    break;
-  case DType::F64:
-    r.f = reinterpret_cast<const double *>(base)[offset];
-    break;
-  case DType::I32:
-    r.i = reinterpret_cast<const int32_t *>(base)[offset];
-    break;
-  case DType::I64:
-    r.i = reinterpret_cast<const int64_t *>(base)[offset];
-    break;
-  case DType::I1:
-    r.i = base[offset] != 0;
-    break;
-  }
-  return r;
-}
-
-void store(uint8_t *base, int64_t offset, DType t, Reg r) {
-  switch (t) {
-  case DType::F32:
-    reinterpret_cast<float *>(base)[offset] = static_cast<float>(r.f);
-    break;
-  case DType::F64:
-    reinterpret_cast<double *>(base)[offset] = r.f;
-    break;
-  case DType::I32:
-    reinterpret_cast<int32_t *>(base)[offset] = static_cast<int32_t>(r.i);
-    break;
-  case DType::I64:
-    reinterpret_cast<int64_t *>(base)[offset] = r.i;
-    break;
-  case DType::I1:
-    base[offset] = (r.i & 1) != 0;
-    break;
-  }
-}
-
-bool cmpF(int64_t pred, double a, double b) {
-  bool unordered = std::isnan(a) || std::isnan(b);
-  switch (pred) {
-  case 0:
-    return false;
-  case 1:
-    return !unordered && a == b;
-  case 2:
-    return !unordered && a > b;
-  case 3:
-    return !unordered && a >= b;
-  case 4:
-    return !unordered && a < b;
-  case 5:
-    return !unordered && a <= b;
-  case 6:
-    return !unordered && a != b;
-  case 7:
-    return !unordered;
-  case 8:
-    return unordered || a == b;
-  case 9:
-    return unordered || a > b;
-  case 10:
-    return unordered || a >= b;
-  case 11:
-    return unordered || a < b;
-  case 12:
-    return unordered || a <= b;
-  case 13:
-    return unordered || a != b;
-  case 14:
-    return unordered;
-  default:
-    return true;
-  }
-}
-
-bool cmpI(int64_t pred, int64_t a, int64_t b, DType t) {
-  uint64_t ua = asUnsigned(a, t), ub = asUnsigned(b, t);
-  switch (pred) {
-  case 0:
-    return a == b;
-  case 1:
-    return a != b;
-  case 2:
-    return a < b;
-  case 3:
-    return a <= b;
-  case 4:
-    return a > b;
-  case 5:
-    return a >= b;
-  case 6:
-    return ua < ub;
-  case 7:
-    return ua <= ub;
-  case 8:
-    return ua > ub;
-  default:
-    return ua >= ub;
-  }
-}
+using scalar::asUnsigned;
+using scalar::cmpF;
+using scalar::cmpI;
+using scalar::floatOp;
+using scalar::intOp;
+using scalar::Reg;
+using scalar::roundTo;
+using scalar::wrapTo;
 
 /// One operand folded to offset = base + sum_l stride[l] * i_l.
 struct LinearAccess {
@@ -215,6 +88,27 @@ void intLanes(Reg *d, const Reg *a, const Reg *b, int n, DType t, F f) {
     d[i].i = wrapTo(f(a[i].i, b[i].i), t);
 }
 
+template <ScalarOp Op>
+void floatLanes(Reg *d, const Reg *a, const Reg *b, int n, DType t) {
+  floatLanes(d, a, b, n, t,
+             [](double x, double y) { return floatOp<Op>(x, y); });
+}
+
+template <ScalarOp Op>
+void intLanes(Reg *d, const Reg *a, const Reg *b, int n, DType t) {
+  intLanes(d, a, b, n, t,
+           [](int64_t x, int64_t y) { return intOp<Op>(x, y); });
+}
+
+/// Ops whose float and integer forms are both the shared scalar op.
+template <ScalarOp Op>
+void numLanes(Reg *d, const Reg *a, const Reg *b, int n, DType t) {
+  if (isFloatDType(t))
+    floatLanes<Op>(d, a, b, n, t);
+  else
+    intLanes<Op>(d, a, b, n, t);
+}
+
 class Interpreter {
 public:
   Interpreter(const GenericSpec &spec,
@@ -263,60 +157,32 @@ public:
             offset = offset * tensor.getDim(k) + ix;
           }
           // Captured element types match the result type by construction.
-          d[i] = load(base, offset, tensor.getDType());
+          d[i] = scalar::load(base, offset, tensor.getDType());
         }
         break;
       }
       case ScalarOp::Add:
-        if (fl)
-          floatLanes(d, a, b, n, t, [](double x, double y) { return x + y; });
-        else
-          intLanes(d, a, b, n, t, [](int64_t x, int64_t y) {
-            return static_cast<int64_t>(static_cast<uint64_t>(x) +
-                                        static_cast<uint64_t>(y));
-          });
+        numLanes<ScalarOp::Add>(d, a, b, n, t);
         break;
       case ScalarOp::Sub:
-        if (fl)
-          floatLanes(d, a, b, n, t, [](double x, double y) { return x - y; });
-        else
-          intLanes(d, a, b, n, t, [](int64_t x, int64_t y) {
-            return static_cast<int64_t>(static_cast<uint64_t>(x) -
-                                        static_cast<uint64_t>(y));
-          });
+        numLanes<ScalarOp::Sub>(d, a, b, n, t);
         break;
       case ScalarOp::Mul:
-        if (fl)
-          floatLanes(d, a, b, n, t, [](double x, double y) { return x * y; });
-        else
-          intLanes(d, a, b, n, t, [](int64_t x, int64_t y) {
-            return static_cast<int64_t>(static_cast<uint64_t>(x) *
-                                        static_cast<uint64_t>(y));
-          });
+        numLanes<ScalarOp::Mul>(d, a, b, n, t);
         break;
       case ScalarOp::Div:
       case ScalarOp::Rem:
         if (fl) {
           if (in.op == ScalarOp::Div)
-            floatLanes(d, a, b, n, t, [](double x, double y) { return x / y; });
+            floatLanes<ScalarOp::Div>(d, a, b, n, t);
           else
-            floatLanes(d, a, b, n, t,
-                       [](double x, double y) { return std::fmod(x, y); });
+            floatLanes<ScalarOp::Rem>(d, a, b, n, t);
           break;
         }
         for (int i = 0; i < n; ++i) {
           if (b[i].i == 0)
             throw Error("integer division by zero");
-          // INT64_MIN / -1 overflows in C++; MLIR makes it poison.
-          if (b[i].i == -1)
-            d[i].i = wrapTo(
-                in.op == ScalarOp::Div
-                    ? static_cast<int64_t>(0 - static_cast<uint64_t>(a[i].i))
-                    : 0,
-                t);
-          else
-            d[i].i = wrapTo(
-                in.op == ScalarOp::Div ? a[i].i / b[i].i : a[i].i % b[i].i, t);
+          d[i].i = scalar::divRemS(in.op == ScalarOp::Div, a[i].i, b[i].i, t);
         }
         break;
       case ScalarOp::DivU:
@@ -325,28 +191,14 @@ public:
           uint64_t ua = asUnsigned(a[i].i, t), ub = asUnsigned(b[i].i, t);
           if (ub == 0)
             throw Error("integer division by zero");
-          d[i].i = wrapTo(
-              static_cast<int64_t>(in.op == ScalarOp::DivU ? ua / ub : ua % ub),
-              t);
+          d[i].i = scalar::divRemU(in.op == ScalarOp::DivU, ua, ub, t);
         }
         break;
       case ScalarOp::Max:
-        if (fl)
-          floatLanes(d, a, b, n, t, [](double x, double y) {
-            return (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y);
-          });
-        else
-          intLanes(d, a, b, n, t,
-                   [](int64_t x, int64_t y) { return std::max(x, y); });
+        numLanes<ScalarOp::Max>(d, a, b, n, t);
         break;
       case ScalarOp::Min:
-        if (fl)
-          floatLanes(d, a, b, n, t, [](double x, double y) {
-            return (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y);
-          });
-        else
-          intLanes(d, a, b, n, t,
-                   [](int64_t x, int64_t y) { return std::min(x, y); });
+        numLanes<ScalarOp::Min>(d, a, b, n, t);
         break;
       case ScalarOp::MaxU:
       case ScalarOp::MinU:
@@ -356,48 +208,31 @@ public:
         }
         break;
       case ScalarOp::MaxNum:
-        floatLanes(d, a, b, n, t,
-                   [](double x, double y) { return std::fmax(x, y); });
+        floatLanes<ScalarOp::MaxNum>(d, a, b, n, t);
         break;
       case ScalarOp::MinNum:
-        floatLanes(d, a, b, n, t,
-                   [](double x, double y) { return std::fmin(x, y); });
+        floatLanes<ScalarOp::MinNum>(d, a, b, n, t);
         break;
       case ScalarOp::Neg:
-        if (fl)
-          floatLanes(d, a, b, n, t, [](double x, double) { return -x; });
-        else
-          intLanes(d, a, b, n, t, [](int64_t x, int64_t) {
-            return static_cast<int64_t>(0 - static_cast<uint64_t>(x));
-          });
+        numLanes<ScalarOp::Neg>(d, a, b, n, t);
         break;
       case ScalarOp::Abs:
-        if (fl)
-          floatLanes(d, a, b, n, t,
-                     [](double x, double) { return std::fabs(x); });
-        else
-          intLanes(d, a, b, n, t, [](int64_t x, int64_t) {
-            return x < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(x))
-                         : x;
-          });
+        numLanes<ScalarOp::Abs>(d, a, b, n, t);
         break;
       case ScalarOp::And:
-        intLanes(d, a, b, n, t, [](int64_t x, int64_t y) { return x & y; });
+        intLanes<ScalarOp::And>(d, a, b, n, t);
         break;
       case ScalarOp::Or:
-        intLanes(d, a, b, n, t, [](int64_t x, int64_t y) { return x | y; });
+        intLanes<ScalarOp::Or>(d, a, b, n, t);
         break;
       case ScalarOp::Xor:
-        intLanes(d, a, b, n, t, [](int64_t x, int64_t y) { return x ^ y; });
+        intLanes<ScalarOp::Xor>(d, a, b, n, t);
         break;
       case ScalarOp::Shl:
-        intLanes(d, a, b, n, t, [](int64_t x, int64_t y) {
-          return static_cast<int64_t>(static_cast<uint64_t>(x) << (y & 63));
-        });
+        intLanes<ScalarOp::Shl>(d, a, b, n, t);
         break;
       case ScalarOp::ShrS:
-        intLanes(d, a, b, n, t,
-                 [](int64_t x, int64_t y) { return x >> (y & 63); });
+        intLanes<ScalarOp::ShrS>(d, a, b, n, t);
         break;
       case ScalarOp::ShrU:
         for (int i = 0; i < n; ++i)
@@ -408,36 +243,16 @@ public:
   case ScalarOp::OP:                                                           \
     floatLanes(d, a, b, n, t, [](double x, double) { return FN(x); });         \
     break;
-        UNARY(Exp, std::exp)
-        UNARY(Exp2, std::exp2)
-        UNARY(Expm1, std::expm1)
-        UNARY(Log, std::log)
-        UNARY(Log2, std::log2)
-        UNARY(Log1p, std::log1p)
-        UNARY(Sqrt, std::sqrt)
-        UNARY(Tanh, std::tanh)
-        UNARY(Sin, std::sin)
-        UNARY(Cos, std::cos)
-        UNARY(Tan, std::tan)
-        UNARY(Erf, std::erf)
-        UNARY(Atan, std::atan)
-        UNARY(Floor, std::floor)
-        UNARY(Ceil, std::ceil)
-        UNARY(Round, std::round)
-        UNARY(RoundEven, std::nearbyint)
-        UNARY(Trunc, std::trunc)
+        AUTOSHARD_SCALAR_UNARY_MATH(UNARY)
 #undef UNARY
       case ScalarOp::Rsqrt:
-        floatLanes(d, a, b, n, t,
-                   [](double x, double) { return 1.0 / std::sqrt(x); });
+        floatLanes<ScalarOp::Rsqrt>(d, a, b, n, t);
         break;
       case ScalarOp::Atan2:
-        floatLanes(d, a, b, n, t,
-                   [](double x, double y) { return std::atan2(x, y); });
+        floatLanes<ScalarOp::Atan2>(d, a, b, n, t);
         break;
       case ScalarOp::Pow:
-        floatLanes(d, a, b, n, t,
-                   [](double x, double y) { return std::pow(x, y); });
+        floatLanes<ScalarOp::Pow>(d, a, b, n, t);
         break;
       case ScalarOp::Fma:
         for (int i = 0; i < n; ++i)
@@ -466,15 +281,8 @@ public:
         break;
       case ScalarOp::FToI:
       case ScalarOp::FToUI:
-        // Out-of-range conversions are poison in MLIR; saturate instead of
-        // invoking C++ undefined behaviour.
-        for (int i = 0; i < n; ++i) {
-          double x = a[i].f;
-          d[i].i = std::isnan(x)  ? 0
-                   : x >= 9.2e18  ? INT64_MAX
-                   : x <= -9.2e18 ? INT64_MIN
-                                  : wrapTo(static_cast<int64_t>(x), t);
-        }
+        for (int i = 0; i < n; ++i)
+          d[i].i = scalar::floatToInt(a[i].f, t);
         break;
       case ScalarOp::FCast:
         for (int i = 0; i < n; ++i)
@@ -517,7 +325,7 @@ void loadLanes(Reg *dst, const uint8_t *base, int64_t offset, int64_t stride,
   }
   default:
     for (int i = 0; i < n; ++i)
-      dst[i] = load(base, offset + i * stride, t);
+      dst[i] = scalar::load(base, offset + i * stride, t);
   }
 }
 
@@ -530,7 +338,7 @@ void storeLanes(const Reg *src, uint8_t *base, int64_t offset, int64_t stride,
     return;
   }
   for (int i = 0; i < n; ++i)
-    store(base, offset + i * stride, t, src[i]);
+    scalar::store(base, offset + i * stride, t, src[i]);
 }
 } // namespace
 

@@ -25,6 +25,20 @@ int64_t Communicator::getPosition() const {
   return *pos;
 }
 
+void Communicator::checkAxes(const AxisList &axes) const {
+  for (int64_t a : axes)
+    if (a < 0 || a >= mesh.getNumAxes())
+      throw Error("collective over mesh axis " + std::to_string(a) + " of a " +
+                  std::to_string(mesh.getNumAxes()) + "-axis mesh");
+}
+
+void Communicator::checkGroupCounts(const std::vector<int64_t> &counts,
+                                    const AxisList &axes) const {
+  if (static_cast<int64_t>(counts.size()) != getGroupSize(axes))
+    throw Error("uneven collective: " + std::to_string(counts.size()) +
+                " sizes for a group of " + std::to_string(getGroupSize(axes)));
+}
+
 namespace {
 class LocalCommunicator final : public Communicator {
 public:

@@ -1,12 +1,12 @@
 //===- MpiCommunicator.cpp - Collectives over MPI -------------------------===//
 //
 // World rank r holds mesh device id r. Each axis list gets one communicator
-// per group, made once by MPI_Comm_split with the group's first position as
-// colour and the in-group index as key, so MPI ranks in the sub-communicator
-// are the in-group indices of DeviceMesh::getGroup.
+// per group, made once by splitGroupComm (MpiGroups.h), so MPI ranks in the
+// sub-communicator are the in-group indices of DeviceMesh::getGroup.
 //
 //===----------------------------------------------------------------------===//
 
+#include "MpiGroups.h"
 #include "autoshard/Runtime/Communicator.h"
 
 #include <mpi.h>
@@ -105,17 +105,8 @@ public:
   void prepareGroup(const AxisList &axes) override {
     if (groups.count(axes))
       return;
-    for (int64_t a : axes)
-      if (a < 0 || a >= mesh.getNumAxes())
-        throw Error("collective over mesh axis " + std::to_string(a) +
-                    " of a " + std::to_string(mesh.getNumAxes()) +
-                    "-axis mesh");
-    int64_t pos = getPosition();
-    std::vector<int64_t> group = mesh.getGroup(pos, axes);
-    MPI_Comm comm;
-    MPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(group.front()),
-                   static_cast<int>(mesh.getIndexInGroup(pos, axes)), &comm);
-    groups[axes] = comm;
+    checkAxes(axes);
+    groups[axes] = splitGroupComm(mesh, getPosition(), axes);
   }
 
   void allReduce(const void *send, void *recv, int64_t count, DType type,
@@ -222,10 +213,7 @@ private:
 
   std::vector<int> checkedCounts(const std::vector<int64_t> &counts,
                                  const AxisList &axes) {
-    if (static_cast<int64_t>(counts.size()) != getGroupSize(axes))
-      throw Error("uneven collective: " + std::to_string(counts.size()) +
-                  " sizes for a group of " +
-                  std::to_string(getGroupSize(axes)));
+    checkGroupCounts(counts, axes);
     return toInts(counts);
   }
 

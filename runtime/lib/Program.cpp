@@ -45,26 +45,6 @@ std::string_view autoshard::rt::stringifyOpKind(OpKind kind) {
   return "?";
 }
 
-static std::string_view collectiveName(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  case CollectiveKind::AllSlice:
-    return "all_slice";
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::ReduceScatter:
-    return "reduce_scatter";
-  case CollectiveKind::AllToAll:
-    return "all_to_all";
-  case CollectiveKind::Permute:
-    return "permute";
-  case CollectiveKind::MakePartial:
-    return "make_partial";
-  }
-  return "?";
-}
-
 /// Minimum operand / exact result counts per kind (-1: any).
 static std::pair<int, int> getArity(const Instruction &inst) {
   switch (inst.kind) {
@@ -180,7 +160,7 @@ std::string Program::str() const {
       os << (i ? ", %" : "%") << inst.results[i];
     os << (inst.results.empty() ? "" : " = ") << stringifyOpKind(inst.kind);
     if (inst.kind == OpKind::Collective)
-      os << "." << collectiveName(inst.collective.kind) << " axes [" <<
+      os << "." << stringifyCollectiveKind(inst.collective.kind) << " axes [" <<
           [&] {
             std::string s;
             for (int64_t a : inst.collective.axes)

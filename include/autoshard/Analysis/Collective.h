@@ -47,7 +47,27 @@ enum class CollectiveKind {
   MakePartial,
 };
 
-std::string_view stringifyCollectiveKind(CollectiveKind kind);
+/// The kind's op name (all_gather, ...). Inline so that the MLIR- and
+/// LLVM-free runtime prints plans with the same names.
+inline std::string_view stringifyCollectiveKind(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  case CollectiveKind::AllSlice:
+    return "all_slice";
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
+  case CollectiveKind::Permute:
+    return "permute";
+  case CollectiveKind::MakePartial:
+    return "make_partial";
+  }
+  return "unknown";
+}
 
 struct CollectiveStep {
   CollectiveKind kind = CollectiveKind::AllGather;

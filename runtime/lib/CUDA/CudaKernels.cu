@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaKernels.h"
+#include "../ScalarEval.h"
 
 #include <cstdint>
 
@@ -35,146 +36,13 @@ __device__ inline int64_t threadStride() {
   return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
-union Reg {
-  double f;
-  int64_t i;
-};
-
-__device__ inline bool isFloat(DType t) {
-  return t == DType::F32 || t == DType::F64;
-}
-
-__device__ inline double roundTo(double v, DType t) {
-  return t == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v;
-}
-
-__device__ inline int64_t wrapTo(int64_t v, DType t) {
-  switch (t) {
-  case DType::I32:
-    return static_cast<int32_t>(v);
-  case DType::I1:
-    return v & 1;
-  default:
-    return v;
-  }
-}
-
-__device__ inline uint64_t asUnsigned(int64_t v, DType t) {
-  switch (t) {
-  case DType::I32:
-    return static_cast<uint32_t>(v);
-  case DType::I1:
-    return static_cast<uint64_t>(v & 1);
-  default:
-    return static_cast<uint64_t>(v);
-  }
-}
-
-__device__ inline Reg loadReg(const void *base, int64_t offset, DType t) {
-  Reg r;
-  switch (t) {
-  case DType::F32:
-    r.f = static_cast<const float *>(base)[offset];
-    break;
-  case DType::F64:
-    r.f = static_cast<const double *>(base)[offset];
-    break;
-  case DType::I32:
-    r.i = static_cast<const int32_t *>(base)[offset];
-    break;
-  case DType::I64:
-    r.i = static_cast<const int64_t *>(base)[offset];
-    break;
-  case DType::I1:
-    r.i = static_cast<const uint8_t *>(base)[offset] != 0;
-    break;
-  }
-  return r;
-}
-
-__device__ inline void storeReg(void *base, int64_t offset, DType t, Reg r) {
-  switch (t) {
-  case DType::F32:
-    static_cast<float *>(base)[offset] = static_cast<float>(r.f);
-    break;
-  case DType::F64:
-    static_cast<double *>(base)[offset] = r.f;
-    break;
-  case DType::I32:
-    static_cast<int32_t *>(base)[offset] = static_cast<int32_t>(r.i);
-    break;
-  case DType::I64:
-    static_cast<int64_t *>(base)[offset] = r.i;
-    break;
-  case DType::I1:
-    static_cast<uint8_t *>(base)[offset] = (r.i & 1) != 0;
-    break;
-  }
-}
-
-__device__ bool cmpF(int64_t pred, double a, double b) {
-  bool unordered = isnan(a) || isnan(b);
-  switch (pred) {
-  case 0:
-    return false;
-  case 1:
-    return !unordered && a == b;
-  case 2:
-    return !unordered && a > b;
-  case 3:
-    return !unordered && a >= b;
-  case 4:
-    return !unordered && a < b;
-  case 5:
-    return !unordered && a <= b;
-  case 6:
-    return !unordered && a != b;
-  case 7:
-    return !unordered;
-  case 8:
-    return unordered || a == b;
-  case 9:
-    return unordered || a > b;
-  case 10:
-    return unordered || a >= b;
-  case 11:
-    return unordered || a < b;
-  case 12:
-    return unordered || a <= b;
-  case 13:
-    return unordered || a != b;
-  case 14:
-    return unordered;
-  default:
-    return true;
-  }
-}
-
-__device__ bool cmpI(int64_t pred, int64_t a, int64_t b, DType t) {
-  uint64_t ua = asUnsigned(a, t), ub = asUnsigned(b, t);
-  switch (pred) {
-  case 0:
-    return a == b;
-  case 1:
-    return a != b;
-  case 2:
-    return a < b;
-  case 3:
-    return a <= b;
-  case 4:
-    return a > b;
-  case 5:
-    return a >= b;
-  case 6:
-    return ua < ub;
-  case 7:
-    return ua <= ub;
-  case 8:
-    return ua > ub;
-  default:
-    return ua >= ub;
-  }
-}
+using scalar::asUnsigned;
+using scalar::floatOp;
+using scalar::intOp;
+using scalar::isFloat;
+using scalar::Reg;
+using scalar::roundTo;
+using scalar::wrapTo;
 
 /// Records the first fault only; later ones would overwrite the details.
 __device__ void raise(DeviceFault *fault, int32_t code, int32_t dim,
@@ -216,53 +84,57 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
         }
         offset = offset * t.dims[k] + ix;
       }
-      d = loadReg(t.data, offset, t.type);
+      d = scalar::load(t.data, offset, t.type);
       break;
     }
-    case ScalarOp::Add:
-      if (fl)
-        d.f = roundTo(__dadd_rn(a.f, b.f), in.type);
-      else
-        d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) +
-                                          static_cast<uint64_t>(b.i)),
-                     in.type);
-      break;
-    case ScalarOp::Sub:
-      if (fl)
-        d.f = roundTo(__dsub_rn(a.f, b.f), in.type);
-      else
-        d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) -
-                                          static_cast<uint64_t>(b.i)),
-                     in.type);
-      break;
-    case ScalarOp::Mul:
-      if (fl)
-        d.f = roundTo(__dmul_rn(a.f, b.f), in.type);
-      else
-        d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i) *
-                                          static_cast<uint64_t>(b.i)),
-                     in.type);
-      break;
+// Ops whose float and integer forms are both the shared scalar op.
+#define NUMERIC(OP)                                                            \
+  case ScalarOp::OP:                                                           \
+    if (fl)                                                                    \
+      d.f = roundTo(floatOp<ScalarOp::OP>(a.f, b.f), in.type);                 \
+    else                                                                       \
+      d.i = wrapTo(intOp<ScalarOp::OP>(a.i, b.i), in.type);                    \
+    break;
+#define FLOAT(OP)                                                              \
+  case ScalarOp::OP:                                                           \
+    d.f = roundTo(floatOp<ScalarOp::OP>(a.f, b.f), in.type);                   \
+    break;
+#define INT(OP)                                                                \
+  case ScalarOp::OP:                                                           \
+    d.i = wrapTo(intOp<ScalarOp::OP>(a.i, b.i), in.type);                      \
+    break;
+      NUMERIC(Add)
+      NUMERIC(Sub)
+      NUMERIC(Mul)
+      NUMERIC(Max)
+      NUMERIC(Min)
+      NUMERIC(Neg)
+      NUMERIC(Abs)
+      FLOAT(MaxNum)
+      FLOAT(MinNum)
+      FLOAT(Rsqrt)
+      FLOAT(Atan2)
+      FLOAT(Pow)
+      INT(And)
+      INT(Or)
+      INT(Xor)
+      INT(Shl)
+      INT(ShrS)
+#undef NUMERIC
+#undef FLOAT
+#undef INT
     case ScalarOp::Div:
-      if (fl) {
-        d.f = roundTo(__ddiv_rn(a.f, b.f), in.type);
-      } else {
-        if (b.i == 0) {
-          raise(fault, kIntegerDivisionByZero, 0, 0, 0);
-          return false;
-        }
-        d.i = wrapTo(a.i / b.i, in.type);
-      }
-      break;
     case ScalarOp::Rem:
       if (fl) {
-        d.f = roundTo(fmod(a.f, b.f), in.type);
+        d.f = roundTo(in.op == ScalarOp::Div ? floatOp<ScalarOp::Div>(a.f, b.f)
+                                             : floatOp<ScalarOp::Rem>(a.f, b.f),
+                      in.type);
       } else {
         if (b.i == 0) {
           raise(fault, kIntegerDivisionByZero, 0, 0, 0);
           return false;
         }
-        d.i = wrapTo(a.i % b.i, in.type);
+        d.i = scalar::divRemS(in.op == ScalarOp::Div, a.i, b.i, in.type);
       }
       break;
     case ScalarOp::DivU:
@@ -272,71 +144,14 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
         raise(fault, kIntegerDivisionByZero, 0, 0, 0);
         return false;
       }
-      d.i = wrapTo(
-          static_cast<int64_t>(in.op == ScalarOp::DivU ? ua / ub : ua % ub),
-          in.type);
+      d.i = scalar::divRemU(in.op == ScalarOp::DivU, ua, ub, in.type);
       break;
     }
-    case ScalarOp::Max:
-      if (fl)
-        d.f = (isnan(a.f) || isnan(b.f)) ? __longlong_as_double(
-                                               0x7ff8000000000000LL)
-                                         : (a.f < b.f ? b.f : a.f);
-      else
-        d.i = a.i < b.i ? b.i : a.i;
-      break;
-    case ScalarOp::Min:
-      if (fl)
-        d.f = (isnan(a.f) || isnan(b.f)) ? __longlong_as_double(
-                                               0x7ff8000000000000LL)
-                                         : (b.f < a.f ? b.f : a.f);
-      else
-        d.i = b.i < a.i ? b.i : a.i;
-      break;
     case ScalarOp::MaxU:
       d.i = asUnsigned(a.i, in.type) >= asUnsigned(b.i, in.type) ? a.i : b.i;
       break;
     case ScalarOp::MinU:
       d.i = asUnsigned(a.i, in.type) <= asUnsigned(b.i, in.type) ? a.i : b.i;
-      break;
-    case ScalarOp::MaxNum:
-      d.f = fmax(a.f, b.f);
-      break;
-    case ScalarOp::MinNum:
-      d.f = fmin(a.f, b.f);
-      break;
-    case ScalarOp::Neg:
-      if (fl)
-        d.f = -a.f;
-      else
-        d.i = wrapTo(static_cast<int64_t>(0ull - static_cast<uint64_t>(a.i)),
-                     in.type);
-      break;
-    case ScalarOp::Abs:
-      if (fl)
-        d.f = fabs(a.f);
-      else
-        d.i = wrapTo(a.i < 0 ? static_cast<int64_t>(
-                                   0ull - static_cast<uint64_t>(a.i))
-                             : a.i,
-                     in.type);
-      break;
-    case ScalarOp::And:
-      d.i = a.i & b.i;
-      break;
-    case ScalarOp::Or:
-      d.i = a.i | b.i;
-      break;
-    case ScalarOp::Xor:
-      d.i = wrapTo(a.i ^ b.i, in.type);
-      break;
-    case ScalarOp::Shl:
-      d.i = wrapTo(static_cast<int64_t>(static_cast<uint64_t>(a.i)
-                                        << (b.i & 63)),
-                   in.type);
-      break;
-    case ScalarOp::ShrS:
-      d.i = a.i >> (b.i & 63);
       break;
     case ScalarOp::ShrU:
       d.i = wrapTo(static_cast<int64_t>(asUnsigned(a.i, in.type) >> (b.i & 63)),
@@ -346,42 +161,16 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
   case ScalarOp::OP:                                                           \
     d.f = roundTo(FN(a.f), in.type);                                           \
     break;
-      UNARY(Exp, exp)
-      UNARY(Exp2, exp2)
-      UNARY(Expm1, expm1)
-      UNARY(Log, log)
-      UNARY(Log2, log2)
-      UNARY(Log1p, log1p)
-      UNARY(Sqrt, __dsqrt_rn)
-      UNARY(Tanh, tanh)
-      UNARY(Sin, sin)
-      UNARY(Cos, cos)
-      UNARY(Tan, tan)
-      UNARY(Erf, erf)
-      UNARY(Atan, atan)
-      UNARY(Floor, floor)
-      UNARY(Ceil, ceil)
-      UNARY(Round, round)
-      UNARY(RoundEven, rint)
-      UNARY(Trunc, trunc)
+      AUTOSHARD_SCALAR_UNARY_MATH(UNARY)
 #undef UNARY
-    case ScalarOp::Rsqrt:
-      d.f = roundTo(__ddiv_rn(1.0, __dsqrt_rn(a.f)), in.type);
-      break;
-    case ScalarOp::Atan2:
-      d.f = roundTo(atan2(a.f, b.f), in.type);
-      break;
-    case ScalarOp::Pow:
-      d.f = roundTo(pow(a.f, b.f), in.type);
-      break;
     case ScalarOp::Fma:
       d.f = roundTo(fma(a.f, b.f, r[in.c].f), in.type);
       break;
     case ScalarOp::CmpF:
-      d.i = cmpF(in.imm, a.f, b.f);
+      d.i = scalar::cmpF(in.imm, a.f, b.f);
       break;
     case ScalarOp::CmpI:
-      d.i = cmpI(in.imm, a.i, b.i, in.srcType);
+      d.i = scalar::cmpI(in.imm, a.i, b.i, in.srcType);
       break;
     case ScalarOp::Select:
       d = (a.i & 1) ? b : r[in.c];
@@ -395,14 +184,7 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
       break;
     case ScalarOp::FToI:
     case ScalarOp::FToUI:
-      if (isnan(a.f))
-        d.i = 0;
-      else if (a.f >= 9.2e18)
-        d.i = INT64_MAX;
-      else if (a.f <= -9.2e18)
-        d.i = INT64_MIN;
-      else
-        d.i = wrapTo(static_cast<int64_t>(a.f), in.type);
+      d.i = scalar::floatToInt(a.f, in.type);
       break;
     case ScalarOp::FCast:
       d.f = roundTo(a.f, in.type);
@@ -445,12 +227,12 @@ __global__ void genericKernel(GenericLaunch g, const GenericInst *insts,
     }
     for (int64_t s = 0; s < g.sequentialTotal; ++s) {
       for (int32_t k = 0; k < numOperands; ++k)
-        regs[k] = loadReg(g.operands[k].data, offsets[k], g.operands[k].type);
+        regs[k] = scalar::load(g.operands[k].data, offsets[k], g.operands[k].type);
       if (!runBody(g, insts, regs, idx, fault))
         return;
       for (int32_t o = 0; o < g.numOutputs; ++o) {
         const GenericOperand &op = g.operands[g.numInputs + o];
-        storeReg(op.data, offsets[g.numInputs + o], op.type, regs[g.yields[o]]);
+        scalar::store(op.data, offsets[g.numInputs + o], op.type, regs[g.yields[o]]);
       }
       // Odometer over the sequential loops, innermost fastest.
       for (int32_t j = g.numSequential - 1; j >= 0; --j) {
@@ -486,7 +268,7 @@ __global__ void stridedCopyKernel(T *dst, const T *src, CopyBox box,
 __global__ void fillKernel(void *dst, DType dstType, int64_t n,
                            const void *value, DType valueType) {
   // Tensor::setFromDouble / setFromInt semantics, as CpuBackend::fill.
-  Reg v = loadReg(value, 0, valueType);
+  Reg v = scalar::load(value, 0, valueType);
   Reg out;
   if (isFloat(valueType)) {
     if (dstType == DType::F32)
@@ -510,7 +292,7 @@ __global__ void fillKernel(void *dst, DType dstType, int64_t n,
       out.i = v.i;
   }
   for (int64_t i = globalThread(); i < n; i += threadStride())
-    storeReg(dst, i, dstType, out);
+    scalar::store(dst, i, dstType, out);
 }
 
 template <typename T> __device__ T identity(ReductionKind kind);
@@ -544,18 +326,9 @@ template <> __device__ uint8_t identity<uint8_t>(ReductionKind kind) {
 }
 
 template <typename T> __device__ T combine(T a, T b, ReductionKind kind) {
-  switch (kind) {
-  case ReductionKind::Sum:
-    return a + b;
-  case ReductionKind::Product:
-    return a * b;
-  case ReductionKind::Max:
-    return a > b ? a : b;
-  case ReductionKind::Min:
-    return a < b ? a : b;
-  }
-  return a;
+  return scalar::combine(a, b, kind);
 }
+/// Booleans: sum/max are "or", product/min are "and".
 template <>
 __device__ uint8_t combine<uint8_t>(uint8_t a, uint8_t b, ReductionKind kind) {
   return (kind == ReductionKind::Sum || kind == ReductionKind::Max)

@@ -1,9 +1,8 @@
 //===- NcclCommunicator.cpp - Collectives over NCCL -----------------------===//
 //
 // One NCCL communicator per mesh-axis group, created in prepareGroup: the
-// ranks of a group find each other with MPI_Comm_split (colour = the group's
-// first position, key = the in-group index, exactly as the MPI communicator
-// does), the group's member 0 makes an ncclUniqueId and broadcasts it over
+// ranks of a group find each other with splitGroupComm (MpiGroups.h, the
+// same split the MPI communicator uses), the group's member 0 makes an ncclUniqueId and broadcasts it over
 // that MPI sub-communicator, and every member joins with its in-group index
 // as NCCL rank. So NCCL rank k of a group is group member k of
 // DeviceMesh::getGroup, and block k of a gathered buffer is member k's.
@@ -23,7 +22,7 @@
 
 #include <nccl.h>
 #ifdef AUTOSHARD_HAVE_MPI
-#include <mpi.h>
+#include "../MpiGroups.h"
 #endif
 
 #include <cstdlib>
@@ -118,11 +117,7 @@ public:
   void prepareGroup(const AxisList &axes) override {
     if (groups.count(axes))
       return;
-    for (int64_t a : axes)
-      if (a < 0 || a >= mesh.getNumAxes())
-        throw Error("collective over mesh axis " + std::to_string(a) +
-                    " of a " + std::to_string(mesh.getNumAxes()) +
-                    "-axis mesh");
+    checkAxes(axes);
     int64_t pos = getPosition();
     std::vector<int64_t> group = mesh.getGroup(pos, axes);
     int nranks = static_cast<int>(group.size());
@@ -136,9 +131,7 @@ public:
                     "exchange the ncclUniqueId");
       AUTOSHARD_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
     } else {
-      MPI_Comm sub;
-      MPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(group.front()), me,
-                     &sub);
+      MPI_Comm sub = splitGroupComm(mesh, pos, axes);
       if (me == 0)
         AUTOSHARD_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
       MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, sub);
@@ -178,7 +171,7 @@ public:
                   const std::vector<int64_t> &recvBytes,
                   const AxisList &axes) override {
     ncclComm_t comm = get(axes);
-    checkCounts(recvBytes, axes);
+    checkGroupCounts(recvBytes, axes);
     int64_t me = getGroupIndex(axes), offset = 0;
     AUTOSHARD_NCCL_CHECK(ncclGroupStart(), comm);
     for (size_t k = 0; k < recvBytes.size(); ++k) {
@@ -208,7 +201,7 @@ public:
                       const std::vector<int64_t> &counts, DType type,
                       ReductionKind kind, const AxisList &axes) override {
     ncclComm_t comm = get(axes);
-    checkCounts(counts, axes);
+    checkGroupCounts(counts, axes);
     int64_t me = getGroupIndex(axes), offset = 0,
             elem = getDTypeSize(type);
     AUTOSHARD_NCCL_CHECK(ncclGroupStart(), comm);
@@ -237,8 +230,8 @@ public:
                  void *recv, const std::vector<int64_t> &recvBytes,
                  const AxisList &axes) override {
     ncclComm_t comm = get(axes);
-    checkCounts(sendBytes, axes);
-    checkCounts(recvBytes, axes);
+    checkGroupCounts(sendBytes, axes);
+    checkGroupCounts(recvBytes, axes);
     int64_t sendOff = 0, recvOff = 0;
     AUTOSHARD_NCCL_CHECK(ncclGroupStart(), comm);
     for (size_t k = 0; k < sendBytes.size(); ++k) {
@@ -316,13 +309,6 @@ private:
       throw Error("internal: collective over axes not prepared with "
                   "prepareGroup");
     return it->second;
-  }
-
-  void checkCounts(const std::vector<int64_t> &counts, const AxisList &axes) {
-    if (static_cast<int64_t>(counts.size()) != getGroupSize(axes))
-      throw Error("uneven collective: " + std::to_string(counts.size()) +
-                  " sizes for a group of " +
-                  std::to_string(getGroupSize(axes)));
   }
 
   static bool isMpiRunning() {

@@ -89,6 +89,14 @@ public:
   [[noreturn]] virtual void abort(const std::string &message, int code) = 0;
 
 protected:
+  /// For prepareGroup implementations: throws unless every axis is one of
+  /// the mesh's.
+  void checkAxes(const AxisList &axes) const;
+  /// For the uneven collectives: throws unless `counts` has one entry per
+  /// member of the group over `axes`.
+  void checkGroupCounts(const std::vector<int64_t> &counts,
+                        const AxisList &axes) const;
+
   DeviceMesh mesh;
 };
 
