@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -905,8 +906,8 @@ ReshardPlanner::plan(const std::vector<int64_t> &globalShape, int64_t elemBytes,
   k.reserve(128);
   auto num = [&](int64_t v) {
     char buf[24];
-    int n = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v));
-    k.append(buf, n);
+    char *end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
+    k.append(buf, end - buf);
   };
   auto put = [&](const TensorLayout &l) {
     k += '|';

@@ -110,8 +110,28 @@ struct Node {
   /// Whether a user constraint (strategy or annotation) fixed this node.
   bool userFixed = false;
   unsigned solverId = 0;
-  /// The chosen layouts, after the solution (and the absorption of inits).
-  std::vector<TensorLayout> operandLayouts, resultLayouts;
+  /// The chosen layouts, after the solution (and the absorption of inits):
+  /// the chosen candidate's, not copied (a model has thousands of nodes),
+  /// unless absorption changed them (see writable()).
+  const std::vector<TensorLayout> *chosenOperands = nullptr,
+                                  *chosenResults = nullptr;
+  std::vector<TensorLayout> ownOperands, ownResults;
+  const std::vector<TensorLayout> &operandLayouts() const {
+    return *chosenOperands;
+  }
+  const std::vector<TensorLayout> &resultLayouts() const {
+    return *chosenResults;
+  }
+  /// The chosen layouts as the node's own copy, to modify.
+  std::vector<TensorLayout> &writable(bool results) {
+    auto &chosen = results ? chosenResults : chosenOperands;
+    auto &own = results ? ownResults : ownOperands;
+    if (chosen != &own) {
+      own = *chosen;
+      chosen = &own;
+    }
+    return own;
+  }
 };
 
 /// Layouts, shapes and edge cost tables interned to small ids so the graph
@@ -555,6 +575,15 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   // Canonical keys: a structural hash of each op and its operands' keys, so
   // reordering independent ops does not change the solution.
   std::vector<uint64_t> hashes(nodes.size(), 0);
+  llvm::DenseMap<const void *, std::string> printed;
+  auto textOf = [&](const void *key, auto printable) -> StringRef {
+    auto [it, inserted] = printed.try_emplace(key);
+    if (inserted) {
+      llvm::raw_string_ostream os(it->second);
+      os << printable;
+    }
+    return it->second;
+  };
   for (unsigned i = 0; i < nodes.size(); ++i) {
     Node &n = nodes[i];
     uint64_t h = 1469598103934665603ull;
@@ -562,17 +591,20 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       h = fnv(h, "arg" + std::to_string(n.index));
     } else {
       Operation *op = n.kind == Node::Op ? n.op : returnOp.getOperation();
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << op->getName();
+      // FNV over the concatenated text, fed piece by piece (the same hash);
+      // types and attributes repeat across layers, so each is printed once.
+      h = fnv(h, op->getName().getStringRef());
       if (n.kind == Node::Result)
-        os << "#" << n.index;
+        h = fnv(h, "#" + std::to_string(n.index));
       for (Type t : op->getResultTypes())
-        os << t;
+        h = fnv(h, textOf(t.getAsOpaquePointer(), t));
       for (NamedAttribute attr : op->getAttrs())
-        if (!attr.getName().getValue().starts_with("dist."))
-          os << attr.getName().getValue() << "=" << attr.getValue();
-      h = fnv(h, os.str());
+        if (!attr.getName().getValue().starts_with("dist.")) {
+          h = fnv(h, attr.getName().getValue());
+          h = fnv(h, "=");
+          h = fnv(
+              h, textOf(attr.getValue().getAsOpaquePointer(), attr.getValue()));
+        }
       auto operands = n.kind == Node::Op ? op->getOperands()
                                          : op->getOperands().slice(n.index, 1);
       for (Value v : operands) {
@@ -678,12 +710,22 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   // candidate, built once per (node, slot).
   std::vector<std::vector<std::vector<unsigned>>> resultIds(nodes.size()),
       operandIds(nodes.size());
+  // Nodes that share a candidate list share these ids too (keyed by the
+  // list; std::map keeps references stable).
+  std::map<std::tuple<const void *, unsigned, bool>, std::vector<unsigned>>
+      sharedIds;
   auto idsOf = [&](unsigned node, unsigned slot,
                    bool result) -> const std::vector<unsigned> & {
-    auto &perSlot = (result ? resultIds : operandIds)[node];
-    if (perSlot.size() <= slot)
-      perSlot.resize(slot + 1);
-    std::vector<unsigned> &ids = perSlot[slot];
+    std::vector<unsigned> *slotIds;
+    if (const auto &list = nodes[node].shared) {
+      slotIds = &sharedIds[{list.get(), slot, result}];
+    } else {
+      auto &perSlot = (result ? resultIds : operandIds)[node];
+      if (perSlot.size() <= slot)
+        perSlot.resize(slot + 1);
+      slotIds = &perSlot[slot];
+    }
+    std::vector<unsigned> &ids = *slotIds;
     if (ids.empty()) {
       ids.reserve(nodes[node].cands().size());
       for (const Candidate &c : nodes[node].cands())
@@ -755,8 +797,8 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
 
   for (Node &n : nodes) {
     const Candidate &c = n.cands()[result.assignment[n.solverId]];
-    n.operandLayouts = c.operandLayouts;
-    n.resultLayouts = c.resultLayouts;
+    n.chosenOperands = &c.operandLayouts;
+    n.chosenResults = &c.resultLayouts;
     if (n.kind == Node::Op)
       report.computeTimeUs += model.getComputeTimeUs(c.flops);
   }
@@ -772,12 +814,12 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
           !use.get().hasOneUse())
         continue;
       Node &pn = nodes[opNode[def]];
-      TensorLayout want = cn.operandLayouts[use.getOperandNumber()];
+      TensorLayout want = cn.operandLayouts()[use.getOperandNumber()];
       unsigned slot = cast<OpResult>(use.get()).getResultNumber();
-      pn.resultLayouts[slot] = want;
+      pn.writable(/*results=*/true)[slot] = want;
       // A fill's init (its last operand) follows its result.
       if (isa<linalg::FillOp>(def))
-        pn.operandLayouts.back() = want;
+        pn.writable(/*results=*/false).back() = want;
     }
   }
 
@@ -787,16 +829,16 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   };
   auto layoutOf = [&](Value v) -> TensorLayout {
     auto [pn, slot] = producerOf(v);
-    return nodes[pn].resultLayouts[slot];
+    return nodes[pn].resultLayouts()[slot];
   };
   for (BlockArgument arg : body.getArguments())
     if (isa<RankedTensorType>(arg.getType()))
       func.setArgAttr(arg.getArgNumber(), "dist.layout",
-                      layoutAttr(nodes[arg.getArgNumber()].resultLayouts[0]));
+                      layoutAttr(nodes[arg.getArgNumber()].resultLayouts()[0]));
   SmallVector<LayoutAttr> returnLayouts;
   for (OpOperand &use : returnOp->getOpOperands()) {
     const Node &rn = nodes[firstResult + use.getOperandNumber()];
-    returnLayouts.push_back(layoutAttr(rn.operandLayouts[0]));
+    returnLayouts.push_back(layoutAttr(rn.operandLayouts()[0]));
     if (isa<RankedTensorType>(use.get().getType()))
       func.setResultAttr(use.getOperandNumber(), "dist.layout",
                          returnLayouts.back());
@@ -889,7 +931,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     Value source = v;
     TensorLayout from = have;
     if (auto fit = fanoutOf.find(v); fit != fanoutOf.end()) {
-      const TensorLayout &shared = nodes[fit->second].resultLayouts[0];
+      const TensorLayout &shared = nodes[fit->second].resultLayouts()[0];
       bool sharedExists = reshards.count(
           std::make_pair(v.getAsOpaquePointer(), pricing.intern(shared)));
       if (shared != have &&
@@ -920,23 +962,24 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       continue; // inserted above, or scalar
     Node &n = nodes[opNode[&op]];
     for (OpOperand &use : op.getOpOperands())
-      if (use.getOperandNumber() < n.operandLayouts.size())
-        if (failed(fixUse(use, n.operandLayouts[use.getOperandNumber()], n)))
+      if (use.getOperandNumber() < n.operandLayouts().size())
+        if (failed(fixUse(use, n.operandLayouts()[use.getOperandNumber()], n)))
           return failure();
-    report.addStrategy(&op, n.operandLayouts, n.resultLayouts, dmesh);
+    if (report.wantStrategies)
+      report.addStrategy(&op, n.operandLayouts(), n.resultLayouts(), dmesh);
     if (isa<AnnotateOp, ReshardOp>(op))
       continue; // self-describing
     SmallVector<LayoutAttr> ins, outs;
-    for (auto [i, l] : llvm::enumerate(n.operandLayouts))
+    for (auto [i, l] : llvm::enumerate(n.operandLayouts()))
       ins.push_back(layoutAttr(l));
-    for (const TensorLayout &l : n.resultLayouts)
+    for (const TensorLayout &l : n.resultLayouts())
       outs.push_back(layoutAttr(l));
     op.setAttr(DistDialect::kStrategyAttrName,
                StrategyAttr::get(ctx, meshAttr, ins, outs));
   }
   for (OpOperand &use : returnOp->getOpOperands()) {
     const Node &rn = nodes[firstResult + use.getOperandNumber()];
-    if (failed(fixUse(use, rn.operandLayouts[0], rn)))
+    if (failed(fixUse(use, rn.operandLayouts()[0], rn)))
       return failure();
   }
   returnOp->setAttr(DistDialect::kStrategyAttrName,
@@ -946,7 +989,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   for (BlockArgument arg : body.getArguments())
     if (isa<RankedTensorType>(arg.getType()))
       report.memoryBytesPerDevice += model.getTensorBytesPerDevice(
-          nodes[arg.getArgNumber()].resultLayouts[0], getShape(arg.getType()),
+          nodes[arg.getArgNumber()].resultLayouts()[0], getShape(arg.getType()),
           getElemBytes(arg.getType()));
   for (Operation &op : body.without_terminator()) {
     if (!opNode.count(&op))
@@ -954,9 +997,9 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     const Node &n = nodes[opNode[&op]];
     for (OpResult r : op.getResults())
       if (isa<RankedTensorType>(r.getType()) &&
-          r.getResultNumber() < n.resultLayouts.size())
+          r.getResultNumber() < n.resultLayouts().size())
         report.memoryBytesPerDevice += model.getTensorBytesPerDevice(
-            n.resultLayouts[r.getResultNumber()], getShape(r.getType()),
+            n.resultLayouts()[r.getResultNumber()], getShape(r.getType()),
             getElemBytes(r.getType()));
   }
   report.numOps += opNode.size();
@@ -987,6 +1030,9 @@ void DistPropagatePass::runOnOperation() {
   ReshardPlanner planner(model, popts);
   PropagationReport report;
   report.solver = solver;
+  // Only the JSON report lists per-op strategies; building them (layout
+  // strings, printed locations) is a large share of the pass otherwise.
+  report.wantStrategies = !this->report.empty() && this->report != "-";
   for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
     if (failed(propagateFunction(func, *meshAttr, model, planner, report)))
       return signalPassFailure();

@@ -36,6 +36,8 @@ struct PropagationReport {
   /// JSON stays deterministic).
   double solverTimeMs = 0.0;
   int64_t solverNodes = 0;
+  /// Whether addStrategy is called (only the JSON output lists strategies).
+  bool wantStrategies = true;
   llvm::json::Array strategies;
 
   void addReshard(const ReshardPlan &plan, const DeviceMesh &mesh);

@@ -578,28 +578,59 @@ struct Eliminator {
     step.argmin.assign(size, 0);
     std::vector<unsigned> digit(scope.size(), 0);
     std::vector<size_t> base(live.size(), 0);
+    // Raw pointers hoisted out of the hot loop: the stores into g.table and
+    // step.argmin would otherwise force reloading every vector's data
+    // pointer (they may alias as far as the compiler knows). Same sums in the
+    // same order, so the result is bit-identical.
+    const size_t numLive = live.size();
+    std::vector<const double *> tab(numLive);
+    for (size_t i = 0; i < numLive; ++i)
+      tab[i] = factors[live[i]].table.data();
+    std::vector<unsigned> extent(scope.size());
+    for (size_t j = 0; j < scope.size(); ++j)
+      extent[j] = pb.k(scope[j]);
+    const double *unary = pb.unary[v].data();
+    double *outTable = g.table.data();
+    unsigned *outArg = step.argmin.data();
+    size_t *baseP = base.data();
+    const size_t *vStrideP = vStride.data();
+    // Per scope index, the sums of all v candidates, factor by factor: the
+    // inner loops then run over kv (long, often unit stride) rather than
+    // over the few live factors. Each sum still adds unary, then factor 0,
+    // 1, ... in order, so it is bit-identical to summing per candidate.
+    std::vector<double> acc(kv);
+    double *accP = acc.data();
     for (size_t index = 0; index < size; ++index) {
+      for (unsigned cv = 0; cv < kv; ++cv)
+        accP[cv] = unary[cv];
+      for (size_t i = 0; i < numLive; ++i) {
+        const double *row = tab[i] + baseP[i];
+        size_t vs = vStrideP[i];
+        if (vs == 1)
+          for (unsigned cv = 0; cv < kv; ++cv)
+            accP[cv] += row[cv];
+        else
+          for (unsigned cv = 0; cv < kv; ++cv)
+            accP[cv] += row[cv * vs];
+      }
       double best = std::numeric_limits<double>::infinity();
       unsigned arg = 0;
       for (unsigned cv = 0; cv < kv; ++cv) {
-        double c = pb.unary[v][cv];
-        for (size_t i = 0; i < live.size(); ++i)
-          c += factors[live[i]].table[base[i] + cv * vStride[i]];
-        if (c < best) {
-          best = c;
+        if (accP[cv] < best) {
+          best = accP[cv];
           arg = cv;
         }
       }
-      g.table[index] = std::min(kInfeasibleCost, best);
-      step.argmin[index] = arg;
+      outTable[index] = std::min(kInfeasibleCost, best);
+      outArg[index] = arg;
       // Odometer over the scope, minor-most last.
       for (size_t j = scope.size(); j-- > 0;) {
-        for (size_t i = 0; i < live.size(); ++i)
-          base[i] += strides[i][j];
-        if (++digit[j] < pb.k(scope[j]))
+        for (size_t i = 0; i < numLive; ++i)
+          baseP[i] += strides[i][j];
+        if (++digit[j] < extent[j])
           break;
-        for (size_t i = 0; i < live.size(); ++i)
-          base[i] -= strides[i][j] * digit[j];
+        for (size_t i = 0; i < numLive; ++i)
+          baseP[i] -= strides[i][j] * digit[j];
         digit[j] = 0;
       }
     }
