@@ -27,13 +27,7 @@ struct ElementwiseRuleModel
       why = "it does not produce a ranked tensor";
       return failure();
     }
-    if (!hasStaticTensorShapes(op, why))
-      return failure();
-    std::vector<std::vector<int64_t>> ins;
-    for (Type t : op->getOperandTypes())
-      ins.push_back(getShapeForRule(t));
-    return buildElementwiseRule(ins,
-                                getShapeForRule(op->getResult(0).getType()));
+    return getElementwiseRule(op, why);
   }
 };
 

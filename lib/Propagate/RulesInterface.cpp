@@ -28,6 +28,16 @@ std::vector<int64_t> autoshard::getShapeForRule(Type type) {
   return shape;
 }
 
+FailureOr<ShardingRule> autoshard::getElementwiseRule(Operation *op,
+                                                     std::string &why) {
+  if (!hasStaticTensorShapes(op, why))
+    return failure();
+  std::vector<std::vector<int64_t>> ins;
+  for (Type t : op->getOperandTypes())
+    ins.push_back(getShapeForRule(t));
+  return buildElementwiseRule(ins, getShapeForRule(op->getResult(0).getType()));
+}
+
 bool autoshard::hasStaticTensorShapes(Operation *op, std::string &why) {
   auto check = [&](Type t, StringRef what, unsigned i) {
     if (isa<UnrankedTensorType>(t)) {

@@ -17,13 +17,7 @@ struct ElementwiseRuleModel
                                                     OpTy> {
   FailureOr<ShardingRule> getShardingRule(Operation *op,
                                           std::string &why) const {
-    if (!hasStaticTensorShapes(op, why))
-      return failure();
-    std::vector<std::vector<int64_t>> ins;
-    for (Type t : op->getOperandTypes())
-      ins.push_back(getShapeForRule(t));
-    return buildElementwiseRule(ins,
-                                getShapeForRule(op->getResult(0).getType()));
+    return getElementwiseRule(op, why);
   }
 };
 

@@ -58,6 +58,10 @@ std::vector<int64_t> getShapeForRule(mlir::Type type);
 /// Whether every tensor operand and result of `op` has a static shape;
 /// otherwise sets `why`.
 bool hasStaticTensorShapes(mlir::Operation *op, std::string &why);
+/// The elementwise (numpy-broadcasting) rule of a single-result op over its
+/// operand and result shapes; fails with `why` on dynamic shapes.
+mlir::FailureOr<ShardingRule> getElementwiseRule(mlir::Operation *op,
+                                                 std::string &why);
 
 } // namespace autoshard
 
