@@ -16,21 +16,6 @@ using namespace mlir;
 using namespace autoshard;
 
 namespace {
-template <typename OpTy>
-struct ElementwiseRuleModel
-    : public ShardingRuleOpInterface::ExternalModel<ElementwiseRuleModel<OpTy>,
-                                                    OpTy> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op,
-                                          std::string &why) const {
-    if (op->getNumResults() != 1 ||
-        !isa<RankedTensorType>(op->getResult(0).getType())) {
-      why = "it does not produce a ranked tensor";
-      return failure();
-    }
-    return getElementwiseRule(op, why);
-  }
-};
-
 struct ConstantRuleModel
     : public ShardingRuleOpInterface::ExternalModel<ConstantRuleModel,
                                                     arith::ConstantOp> {

@@ -29,7 +29,12 @@ std::vector<int64_t> autoshard::getShapeForRule(Type type) {
 }
 
 FailureOr<ShardingRule> autoshard::getElementwiseRule(Operation *op,
-                                                     std::string &why) {
+                                                      std::string &why) {
+  if (op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType())) {
+    why = "it does not produce a ranked tensor";
+    return failure();
+  }
   if (!hasStaticTensorShapes(op, why))
     return failure();
   std::vector<std::vector<int64_t>> ins;

@@ -9,18 +9,6 @@ using namespace mlir;
 using namespace autoshard;
 
 namespace {
-/// Elementwise ops broadcast size-1 dims of operands of the result's rank;
-/// other operands (tosa.mul's shift, zero points) stay whole.
-template <typename OpTy>
-struct ElementwiseRuleModel
-    : public ShardingRuleOpInterface::ExternalModel<ElementwiseRuleModel<OpTy>,
-                                                    OpTy> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op,
-                                          std::string &why) const {
-    return getElementwiseRule(op, why);
-  }
-};
-
 /// tosa.matmul: a [N, H, C] x b [N, C, W] -> [N, H, W], summing over C.
 struct MatMulRuleModel
     : public ShardingRuleOpInterface::ExternalModel<MatMulRuleModel,

@@ -110,6 +110,24 @@ static std::vector<int64_t> resolve(const std::vector<int64_t> &values,
   return out;
 }
 
+namespace {
+struct SliceBounds {
+  std::vector<int64_t> offsets, sizes, strides;
+};
+} // namespace
+
+/// Offsets, sizes and strides of a slice; dynamic entries come from the
+/// operands starting at `next`, in that order (as tensor.extract_slice).
+static SliceBounds resolveSlice(const Instruction &inst, size_t next,
+                                const std::vector<Tensor> &env,
+                                Backend &backend) {
+  SliceBounds b;
+  b.offsets = resolve(inst.offsets, inst, next, env, backend);
+  b.sizes = resolve(inst.sizes, inst, next, env, backend);
+  b.strides = resolve(inst.strides, inst, next, env, backend);
+  return b;
+}
+
 void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
   auto in = [&](size_t k) -> const Tensor & { return env[inst.operands[k]]; };
   auto resultInfo = [&](size_t k) -> const ValueInfo & {
@@ -185,26 +203,16 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     return;
   }
   case OpKind::ExtractSlice: {
-    size_t next = 1;
-    std::vector<int64_t> offsets =
-        resolve(inst.offsets, inst, next, env, backend);
-    std::vector<int64_t> sizes = resolve(inst.sizes, inst, next, env, backend);
-    std::vector<int64_t> strides =
-        resolve(inst.strides, inst, next, env, backend);
+    SliceBounds b = resolveSlice(inst, /*next=*/1, env, backend);
     Tensor out = fresh(0);
-    backend.extractSlice(in(0), out, offsets, sizes, strides);
+    backend.extractSlice(in(0), out, b.offsets, b.sizes, b.strides);
     res = out;
     return;
   }
   case OpKind::InsertSlice: {
-    size_t next = 2;
-    std::vector<int64_t> offsets =
-        resolve(inst.offsets, inst, next, env, backend);
-    std::vector<int64_t> sizes = resolve(inst.sizes, inst, next, env, backend);
-    std::vector<int64_t> strides =
-        resolve(inst.strides, inst, next, env, backend);
+    SliceBounds b = resolveSlice(inst, /*next=*/2, env, backend);
     Tensor dest = takeInit(env, inst.operands[1], current);
-    backend.insertSlice(in(0), dest, offsets, sizes, strides);
+    backend.insertSlice(in(0), dest, b.offsets, b.sizes, b.strides);
     res = dest;
     return;
   }

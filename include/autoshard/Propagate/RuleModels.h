@@ -58,10 +58,24 @@ std::vector<int64_t> getShapeForRule(mlir::Type type);
 /// Whether every tensor operand and result of `op` has a static shape;
 /// otherwise sets `why`.
 bool hasStaticTensorShapes(mlir::Operation *op, std::string &why);
-/// The elementwise (numpy-broadcasting) rule of a single-result op over its
-/// operand and result shapes; fails with `why` on dynamic shapes.
+/// The elementwise (numpy-broadcasting) rule of an op with one ranked tensor
+/// result over its operand and result shapes; fails with `why` otherwise
+/// (scalar results, dynamic shapes).
 mlir::FailureOr<ShardingRule> getElementwiseRule(mlir::Operation *op,
                                                  std::string &why);
+
+/// The external model every elementwise op of every dialect shares. Operands
+/// of the result's rank broadcast their size-1 dims; others (tosa.mul's
+/// shift, zero points) stay whole.
+template <typename OpTy>
+struct ElementwiseRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<ElementwiseRuleModel<OpTy>,
+                                                    OpTy> {
+  mlir::FailureOr<ShardingRule> getShardingRule(mlir::Operation *op,
+                                                std::string &why) const {
+    return getElementwiseRule(op, why);
+  }
+};
 
 } // namespace autoshard
 
