@@ -9,9 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "autoshard/Runtime/CudaBackend.h"
+#include "../KernelChecks.h"
 #include "CudaContext.h"
 #include "CudaKernels.h"
-#include "autoshard/Runtime/CudaBackend.h"
 
 #include <cublas_v2.h>
 
@@ -139,46 +140,11 @@ uint8_t *devicePtr(const Tensor &t, const char *what) {
   return static_cast<uint8_t *>(t.getRawData());
 }
 
-void checkRank(const Tensor &t, int64_t rank, const char *what) {
-  if (t.getRank() != rank)
-    throw Error(std::string(what) + ": expected a rank-" +
-                std::to_string(rank) + " tensor, got " + t.getTypeString());
-}
-
-void checkSameType(const Tensor &a, const Tensor &b, const char *what) {
-  if (a.getDType() != b.getDType())
-    throw Error(std::string(what) + ": element types differ (" +
-                a.getTypeString() + " vs " + b.getTypeString() + ")");
-}
-
 void checkMaxRank(int64_t rank, const char *what) {
   if (rank > kMaxRank)
     throw Error(std::string(what) + ": rank " + std::to_string(rank) +
                 " exceeds the CUDA backend's limit of " +
                 std::to_string(kMaxRank));
-}
-
-void checkBox(const Tensor &t, const std::vector<int64_t> &offsets,
-              const std::vector<int64_t> &sizes,
-              const std::vector<int64_t> &strides, const char *what) {
-  int64_t rank = t.getRank();
-  if (static_cast<int64_t>(offsets.size()) != rank ||
-      static_cast<int64_t>(sizes.size()) != rank ||
-      static_cast<int64_t>(strides.size()) != rank)
-    throw Error(std::string(what) + ": slice rank does not match " +
-                t.getTypeString());
-  for (int64_t d = 0; d < rank; ++d) {
-    if (sizes[d] == 0)
-      continue;
-    int64_t last = offsets[d] + (sizes[d] - 1) * strides[d];
-    if (offsets[d] < 0 || last < 0 || offsets[d] >= t.getDim(d) ||
-        last >= t.getDim(d) || sizes[d] < 0)
-      throw Error(std::string(what) + ": slice [offset " +
-                  std::to_string(offsets[d]) + ", size " +
-                  std::to_string(sizes[d]) + ", stride " +
-                  std::to_string(strides[d]) + "] out of bounds in dim " +
-                  std::to_string(d) + " of " + t.getTypeString());
-  }
 }
 
 int toBlasInt(int64_t v, const char *what) {
@@ -275,8 +241,7 @@ public:
     int count = getCudaDeviceCount();
     if (device < 0 || device >= count)
       throw Error("CUDA device " + std::to_string(device) +
-                  " does not exist (" + std::to_string(count) +
-                  " visible)");
+                  " does not exist (" + std::to_string(count) + " visible)");
     ctx->info.device = device;
     AUTOSHARD_CUDA_CHECK(cudaSetDevice(device));
     AUTOSHARD_CUDA_CHECK(
@@ -286,8 +251,8 @@ public:
     cudaMemPool_t pool;
     AUTOSHARD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
     uint64_t keep = UINT64_MAX;
-    AUTOSHARD_CUDA_CHECK(cudaMemPoolSetAttribute(
-        pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    AUTOSHARD_CUDA_CHECK(
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
     AUTOSHARD_CUBLAS_CHECK(cublasCreate(&ctx->blas));
     AUTOSHARD_CUBLAS_CHECK(cublasSetStream(ctx->blas, ctx->info.stream));
     AUTOSHARD_CUDA_CHECK(cudaMalloc(&ctx->fault, sizeof(DeviceFault)));
@@ -306,8 +271,8 @@ public:
         throw Error("negative dimension in tensor shape");
     Tensor t = allocateUninitialized(type, shape);
     if (t.getBytes() > 0)
-      AUTOSHARD_CUDA_CHECK(cudaMemsetAsync(t.getRawData(), 0, t.getBytes(),
-                                           stream()));
+      AUTOSHARD_CUDA_CHECK(
+          cudaMemsetAsync(t.getRawData(), 0, t.getBytes(), stream()));
     return t;
   }
 
@@ -317,8 +282,8 @@ public:
     Tensor t = allocateUninitialized(host.getDType(), host.getShape());
     if (t.getBytes() > 0) {
       AUTOSHARD_CUDA_CHECK(cudaMemcpyAsync(t.getRawData(), host.getRawData(),
-                                           t.getBytes(),
-                                           cudaMemcpyHostToDevice, stream()));
+                                           t.getBytes(), cudaMemcpyHostToDevice,
+                                           stream()));
       // The host tensor may be freed as soon as we return.
       AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(stream()));
     }
@@ -331,8 +296,8 @@ public:
     Tensor host(t.getDType(), t.getShape());
     if (t.getBytes() > 0)
       AUTOSHARD_CUDA_CHECK(cudaMemcpyAsync(host.getRawData(), t.getRawData(),
-                                           t.getBytes(),
-                                           cudaMemcpyDeviceToHost, stream()));
+                                           t.getBytes(), cudaMemcpyDeviceToHost,
+                                           stream()));
     AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(stream()));
     return host;
   }
@@ -348,8 +313,7 @@ public:
     uint8_t *s = devicePtr(src, "copy"), *d = devicePtr(dst, "copy");
     if (s != d && src.getBytes() > 0)
       AUTOSHARD_CUDA_CHECK(cudaMemcpyAsync(d, s, src.getBytes(),
-                                           cudaMemcpyDeviceToDevice,
-                                           stream()));
+                                           cudaMemcpyDeviceToDevice, stream()));
   }
 
   void fill(Tensor &dst, const Tensor &value) override {
@@ -358,9 +322,8 @@ public:
                   value.getTypeString());
     Tensor v = upload(value);
     AUTOSHARD_CUDA_CHECK(launchFill(devicePtr(dst, "fill"), dst.getDType(),
-                                    dst.getNumElements(),
-                                    devicePtr(v, "fill"), v.getDType(),
-                                    stream()));
+                                    dst.getNumElements(), devicePtr(v, "fill"),
+                                    v.getDType(), stream()));
   }
 
   void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
@@ -404,8 +367,8 @@ public:
     for (int64_t k = 0; k < rank; ++k) {
       if (perm[k] < 0 || perm[k] >= rank || seen[perm[k]] ||
           out.getDim(k) != in.getDim(perm[k]))
-        throw Error("transpose: invalid permutation for " +
-                    in.getTypeString() + " -> " + out.getTypeString());
+        throw Error("transpose: invalid permutation for " + in.getTypeString() +
+                    " -> " + out.getTypeString());
       seen[perm[k]] = true;
       box.shape[k] = out.getDim(k);
       box.dstStrides[k] = outStrides[k];
@@ -422,17 +385,15 @@ public:
       throw Error("softmax: bad dim " + std::to_string(dim) + " for " +
                   in.getTypeString());
     if (!isFloatDType(in.getDType()))
-      throw Error("softmax: unsupported element type in " +
-                  in.getTypeString());
+      throw Error("softmax: unsupported element type in " + in.getTypeString());
     int64_t outer = 1, inner = 1, len = in.getDim(dim);
     for (int64_t d = 0; d < dim; ++d)
       outer *= in.getDim(d);
     for (int64_t d = dim + 1; d < in.getRank(); ++d)
       inner *= in.getDim(d);
     AUTOSHARD_CUDA_CHECK(launchSoftmax(devicePtr(in, "softmax"),
-                                       devicePtr(out, "softmax"),
-                                       in.getDType(), outer, len, inner,
-                                       stream()));
+                                       devicePtr(out, "softmax"), in.getDType(),
+                                       outer, len, inner, stream()));
   }
 
   void reduce(const Tensor &in, Tensor &out, const std::vector<int64_t> &dims,
@@ -510,8 +471,8 @@ public:
         box.sliceStrides[box.sliceRank++] = srcStrides[d];
         box.sliceElems *= source.getDim(d);
       }
-    box.batch = nd == 0 ? indices.getNumElements()
-                        : indices.getNumElements() / nd;
+    box.batch =
+        nd == 0 ? indices.getNumElements() : indices.getNumElements() / nd;
     if (out.getNumElements() != box.batch * box.sliceElems)
       throw Error("gather: result " + out.getTypeString() +
                   " does not match indices " + indices.getTypeString() +
@@ -547,8 +508,7 @@ public:
     int64_t size = getDTypeSize(source.getDType());
     AUTOSHARD_CUDA_CHECK(launchStridedCopy(
         devicePtr(out, "extract_slice"),
-        devicePtr(source, "extract_slice") + base * size, box, size,
-        stream()));
+        devicePtr(source, "extract_slice") + base * size, box, size, stream()));
   }
 
   void insertSlice(const Tensor &source, Tensor &dest,
@@ -587,8 +547,8 @@ public:
     for (const Tensor *p : pieces) {
       checkSameType(*p, out, "concat");
       if (p->getRank() != out.getRank())
-        throw Error("concat: rank of " + p->getTypeString() +
-                    " differs from " + out.getTypeString());
+        throw Error("concat: rank of " + p->getTypeString() + " differs from " +
+                    out.getTypeString());
       std::vector<int64_t> offsets(out.getRank(), 0);
       std::vector<int64_t> strides(out.getRank(), 1);
       offsets[dim] = offset;
@@ -633,9 +593,9 @@ private:
     case kIntegerDivisionByZero:
       throw Error("integer division by zero");
     case kGatherIndexOutOfBounds:
-      throw Error(std::string(what) + ": index " +
-                  std::to_string(fault.value) + " out of bounds for dim " +
-                  std::to_string(fault.dim) + " of " +
+      throw Error(std::string(what) + ": index " + std::to_string(fault.value) +
+                  " out of bounds for dim " + std::to_string(fault.dim) +
+                  " of " +
                   (source ? source->getTypeString() : std::string("source")));
     default:
       throw Error(std::string(what) + ": device fault " +
@@ -671,8 +631,8 @@ private:
     int64_t kb = transB ? b.getDim(r - 1) : b.getDim(r - 2);
     int64_t n = transB ? b.getDim(r - 2) : b.getDim(r - 1);
     if (k != kb || c.getDim(r - 2) != m || c.getDim(r - 1) != n)
-      throw Error("matmul: shapes do not agree: " + a.getTypeString() +
-                  " x " + b.getTypeString() + " -> " + c.getTypeString());
+      throw Error("matmul: shapes do not agree: " + a.getTypeString() + " x " +
+                  b.getTypeString() + " -> " + c.getTypeString());
     if (c.getDType() != DType::F32 && c.getDType() != DType::F64)
       throw Error("matmul: cuBLAS path needs f32 or f64, got " +
                   c.getTypeString());
