@@ -10,9 +10,20 @@
 // The state is a fixed-size POD so that expanding an edge allocates nothing:
 // the propagation pass plans thousands of reshards.
 //
+// ReshardPlanner::costUs prices without steps, and with one search per source
+// instead of one per pair: for even layouts the graph depends on the target
+// only through its partial axes (MakePartial edges) and the permute edge
+// straight to it, so one search, resumed target by target, settles every
+// state in the order the single-target search would, and costTo() adds the
+// straight permute per target. Times are summed in microseconds along the
+// path in plan()'s order, so the double is exactly plan()->timeUs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "autoshard/Analysis/ReshardPlanner.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <array>
@@ -21,7 +32,9 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <queue>
 #include <sstream>
@@ -54,21 +67,34 @@ struct State {
     kind = 0;
   }
   bool operator==(const State &o) const {
-    return dim == o.dim && pos == o.pos && uneven == o.uneven && kind == o.kind;
+    // Word compares: this runs for every probe of the node table.
+    uint64_t a[4], b[4];
+    std::memcpy(&a[0], dim.data(), 8);
+    std::memcpy(&a[1], pos.data(), 8);
+    std::memcpy(&a[2], uneven.data(), 16);
+    std::memcpy(&b[0], o.dim.data(), 8);
+    std::memcpy(&b[1], o.pos.data(), 8);
+    std::memcpy(&b[2], o.uneven.data(), 16);
+    return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) ==
+               0 &&
+           kind == o.kind;
   }
 };
 
 struct StateHash {
   size_t operator()(const State &s) const {
-    // FNV-1a over the fields.
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-    for (int i = 0; i < kMaxAxes; ++i)
-      mix(static_cast<uint8_t>(s.dim[i]) |
-          (static_cast<uint8_t>(s.pos[i]) << 8));
-    for (int i = 0; i < kMaxUneven; ++i)
-      mix(s.uneven[i]);
-    mix(s.kind);
+    // The fields as 64-bit words, multiply-xorshift mixed: hashing is on the
+    // search's hot path.
+    static_assert(kMaxAxes == 8 && kMaxUneven == 8, "words below");
+    uint64_t w[4];
+    std::memcpy(&w[0], s.dim.data(), 8);
+    std::memcpy(&w[1], s.pos.data(), 8);
+    std::memcpy(&w[2], s.uneven.data(), 16);
+    uint64_t h = s.kind;
+    for (uint64_t x : w) {
+      h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 32;
+    }
     return static_cast<size_t>(h);
   }
 };
@@ -97,10 +123,22 @@ struct Cost {
   }
 };
 
+/// An edge's time: the picoseconds Dijkstra orders by, and the microseconds
+/// CostModel::getStepTimeUs gives for the same step, which plans sum.
+struct Time {
+  int64_t ps = 0;
+  double us = 0.0;
+};
+
 struct Node {
   State state;
   Cost cost;
+  /// The sum of the path's step times in the order plan() adds them, so
+  /// that costUs() returns plan()'s double exactly.
+  double timeUs = 0.0;
   int parent = -1;
+  /// Position in the settle order (-1 until settled).
+  int order = -1;
   Edge edge{};
   bool done = false;
 };
@@ -116,7 +154,26 @@ public:
   std::optional<ReshardPlan> run(const TensorLayout &from,
                                  const TensorLayout &to, std::string &error);
 
+  /// Multi-target mode, for layouts without uneven splits: searches from
+  /// `from` towards every target whose partial axes and reduction are
+  /// those of `to` (the only part of the target the graph depends on).
+  void startMulti(const TensorLayout &from, const TensorLayout &to);
+  /// The time of the path the single-target search for `target` would
+  /// pick; std::nullopt when there is none.
+  std::optional<double> costTo(const State &target);
+  /// `layout` as a state (even layouts only; no checks).
+  static State evenState(const TensorLayout &layout);
+
 private:
+  bool prepare(const TensorLayout &from, const TensorLayout &to, State &start,
+               std::string &error);
+  /// Settles nodes until `target` is settled; its index, or -1 when the
+  /// queue runs dry first.
+  int settleUntil(const State &target);
+  int find(const State &s) const;
+  /// Equal for states of the same permute signature (see
+  /// samePermuteSignature), different for most others.
+  uint64_t permuteKey(const State &s) const;
   // Conversions.
   bool toState(const TensorLayout &layout, State &out, std::string &error);
   TensorLayout toLayout(const State &s) const;
@@ -155,7 +212,7 @@ private:
   }
 
   // Costs.
-  int64_t timePs(uint32_t mask, double bytes);
+  Time transferTime(uint32_t mask, double bytes);
   /// Index of the node of `s`, created (with no parent) if new.
   int lookup(const State &s, bool &inserted);
   int64_t groupSize(uint32_t mask) const {
@@ -183,7 +240,7 @@ private:
                         std::vector<std::pair<int64_t, int64_t>> *pairs) const;
 
   void expand(int nodeIdx);
-  void relax(int from, const State &next, const Edge &edge, int64_t ps,
+  void relax(int from, const State &next, const Edge &edge, Time time,
              bool comm);
 
   const CostModel &model;
@@ -198,33 +255,44 @@ private:
   std::map<std::vector<int64_t>, uint16_t> sizeIds;
   std::map<std::pair<uint16_t, int64_t>, uint16_t> coarsened;
   TensorLayout targetLayout;
+  /// The target. In multi-target mode only its partial axes and kind are
+  /// set, and no edge goes specially to it.
   State goal;
+  bool multi = false;
+  /// Multi-target mode: the settled nodes in settle order, and their
+  /// permuteKey.
+  std::vector<int> settled;
+  std::vector<uint64_t> settledKeys;
   std::vector<std::vector<int64_t>> coords;
   std::vector<int64_t> strides;
 
   std::vector<Node> nodes;
   /// Open-addressing index of `nodes` by state (-1 = empty slot).
   std::vector<int> table;
-  std::array<LinkSpec, 1u << kMaxAxes> maskLink;
-  std::array<bool, 1u << kMaxAxes> maskLinkKnown{};
+  /// By mask of axes, filled on first use (sized 2^numAxes by prepare()).
+  std::vector<LinkSpec> maskLink;
+  std::vector<bool> maskLinkKnown;
+  std::vector<int64_t> axesScratch;
   using QItem = std::tuple<int64_t, int32_t, int32_t, int>;
   std::priority_queue<QItem, std::vector<QItem>, std::greater<QItem>> queue;
 
-  /// Every ordered non-empty selection of distinct axes of `from`.
+  /// Every ordered non-empty selection of distinct axes of `from`, each
+  /// followed by its extensions.
   static void orderedSubsets(const AxisList &from, std::vector<AxisList> &out) {
     out.clear();
     AxisList cur;
-    std::function<void(uint32_t)> gen = [&](uint32_t used) {
-      for (int i = 0; i < from.n; ++i) {
-        if (used & (1u << i))
-          continue;
-        cur.push(from.a[i]);
-        out.push_back(cur);
-        gen(used | (1u << i));
-        --cur.n;
-      }
-    };
-    gen(0);
+    extendSubsets(from, out, cur, 0);
+  }
+  static void extendSubsets(const AxisList &from, std::vector<AxisList> &out,
+                            AxisList &cur, uint32_t used) {
+    for (int i = 0; i < from.n; ++i) {
+      if (used & (1u << i))
+        continue;
+      cur.push(from.a[i]);
+      out.push_back(cur);
+      extendSubsets(from, out, cur, used | (1u << i));
+      --cur.n;
+    }
   }
 
   // Scratch for expand() and permutePairs().
@@ -322,9 +390,10 @@ double Search::localBytes(const State &s) const {
   return bytes;
 }
 
-int64_t Search::timePs(uint32_t mask, double bytes) {
+Time Search::transferTime(uint32_t mask, double bytes) {
   if (!maskLinkKnown[mask]) {
-    std::vector<int64_t> axes;
+    std::vector<int64_t> &axes = axesScratch;
+    axes.clear();
     for (int a = 0; a < numAxes; ++a)
       if (mask & (1u << a))
         axes.push_back(a);
@@ -333,8 +402,8 @@ int64_t Search::timePs(uint32_t mask, double bytes) {
   }
   // The expression of CostModel::getTransferTimeUs, so totals agree.
   const LinkSpec &link = maskLink[mask];
-  return static_cast<int64_t>(std::llround(
-      (link.latencyUs + bytes / (link.bandwidthGBps * 1e3)) * 1e6));
+  double us = link.latencyUs + bytes / (link.bandwidthGBps * 1e3);
+  return {static_cast<int64_t>(std::llround(us * 1e6)), us};
 }
 
 int Search::lookup(const State &s, bool &inserted) {
@@ -370,17 +439,7 @@ int Search::lookup(const State &s, bool &inserted) {
 
 bool Search::toState(const TensorLayout &layout, State &out,
                      std::string &error) {
-  State s;
-  for (int d = 0; d < rank; ++d)
-    for (size_t i = 0; i < layout.dimAxes[d].size(); ++i) {
-      int64_t a = layout.dimAxes[d][i];
-      s.dim[a] = static_cast<int8_t>(d);
-      s.pos[a] = static_cast<int8_t>(i);
-    }
-  for (int64_t a : layout.partialAxes)
-    s.dim[a] = kPartial;
-  if (layout.isPartial())
-    s.kind = static_cast<uint8_t>(1 + static_cast<int>(layout.partialKind));
+  State s = evenState(layout);
   for (int d = 0; d < rank; ++d) {
     if (!layout.hasUnevenDim(d))
       continue;
@@ -543,10 +602,11 @@ Search::permutePairs(const State &before, const State &after,
   return mask;
 }
 
-void Search::relax(int from, const State &next, const Edge &edge, int64_t ps,
+void Search::relax(int from, const State &next, const Edge &edge, Time time,
                    bool comm) {
   Cost c = nodes[from].cost;
-  c.timePs += ps;
+  c.timePs += time.ps;
+  double us = nodes[from].timeUs + time.us;
   (comm ? c.commSteps : c.localSteps) += 1;
   bool inserted;
   int idx = lookup(next, inserted);
@@ -554,6 +614,7 @@ void Search::relax(int from, const State &next, const Edge &edge, int64_t ps,
   if (!inserted && (n.done || !(c < n.cost)))
     return;
   n.cost = c;
+  n.timeUs = us;
   n.parent = from;
   n.edge = edge;
   queue.emplace(c.timePs, c.commSteps, c.localSteps, idx);
@@ -576,7 +637,7 @@ void Search::expand(int nodeIdx) {
   };
   auto isComm = [&](uint32_t mask) { return groupSize(mask) > 1; };
   auto commTime = [&](uint32_t mask, double b) {
-    return isComm(mask) ? timePs(mask, b) : 0;
+    return isComm(mask) ? transferTime(mask, b) : Time();
   };
 
   // AllReduce over any non-empty subset of the partial axes.
@@ -602,7 +663,7 @@ void Search::expand(int nodeIdx) {
     orderedSubsets(partial, seqs);
     for (const AxisList &seq : seqs) {
       uint32_t m = maskOf(seq);
-      int64_t ps = commTime(m, frac(m) * bytes);
+      Time t = commTime(m, frac(m) * bytes);
       for (int d = 0; d < rank; ++d) {
         State next = s;
         int8_t count = lists[d].n;
@@ -618,7 +679,7 @@ void Search::expand(int nodeIdx) {
             next.uneven[slotOfDim[d]] = ids[v];
           Edge e{CollectiveKind::ReduceScatter, seq, static_cast<int8_t>(d),
                  -1};
-          relax(nodeIdx, next, e, ps, isComm(m));
+          relax(nodeIdx, next, e, t, isComm(m));
         }
       }
     }
@@ -661,7 +722,7 @@ void Search::expand(int nodeIdx) {
           if (slotOfDim[d] >= 0)
             next.uneven[slotOfDim[d]] = ids[v];
           Edge e{CollectiveKind::AllSlice, seq, static_cast<int8_t>(d), -1};
-          relax(nodeIdx, next, e, 0, false);
+          relax(nodeIdx, next, e, Time(), false);
         }
       }
     }
@@ -676,7 +737,7 @@ void Search::expand(int nodeIdx) {
         for (int i = l.n - j; i < l.n; ++i)
           moved.push(l.a[i]);
         uint32_t m = maskOf(moved);
-        int64_t ps = commTime(m, frac(m) * bytes);
+        Time t = commTime(m, frac(m) * bytes);
         for (int d = 0; d < rank; ++d) {
           if (d == src)
             continue;
@@ -695,7 +756,7 @@ void Search::expand(int nodeIdx) {
               next.uneven[slotOfDim[d]] = ids[v];
             Edge e{CollectiveKind::AllToAll, moved, static_cast<int8_t>(d),
                    static_cast<int8_t>(src)};
-            relax(nodeIdx, next, e, ps, isComm(m));
+            relax(nodeIdx, next, e, t, isComm(m));
           }
         }
       }
@@ -718,18 +779,21 @@ void Search::expand(int nodeIdx) {
           next.dim[cand.a[i]] = kPartial;
           e.axes.push(cand.a[i]);
         }
-      relax(nodeIdx, next, e, 0, false);
+      relax(nodeIdx, next, e, Time(), false);
     }
   }
 
   // Permute: straight to the goal when it holds the same shards, and swaps of
   // two equal-size axes (axis swaps such as [[x],[y]] -> [[y],[x]]).
+  // Multi-target mode leaves out the edge straight to the goal: costTo()
+  // adds it per target. It only enters the goal, so it changes no other
+  // node's path.
   auto permuteTo = [&](const State &next) {
     uint32_t m = permutePairs(s, next, nullptr);
     Edge e{CollectiveKind::Permute, {}, -1, -1};
-    relax(nodeIdx, next, e, m ? timePs(m, bytes) : 0, m != 0);
+    relax(nodeIdx, next, e, m ? transferTime(m, bytes) : Time(), m != 0);
   };
-  if (!(s == goal) && samePermuteSignature(s, goal))
+  if (!multi && !(s == goal) && samePermuteSignature(s, goal))
     permuteTo(goal);
   for (int a = 0; a < numAxes; ++a) {
     for (int b = a + 1; b < numAxes; ++b) {
@@ -739,15 +803,14 @@ void Search::expand(int nodeIdx) {
       State next = s;
       std::swap(next.dim[a], next.dim[b]);
       std::swap(next.pos[a], next.pos[b]);
-      if (!(next == goal))
+      if (multi || !(next == goal))
         permuteTo(next);
     }
   }
 }
 
-std::optional<ReshardPlan> Search::run(const TensorLayout &from,
-                                       const TensorLayout &to,
-                                       std::string &error) {
+bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
+                     State &start, std::string &error) {
   slotOfDim.assign(rank, -1);
   int numSlots = 0;
   for (int d = 0; d < rank; ++d) {
@@ -756,15 +819,39 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
     if (numSlots == kMaxUneven) {
       error = "cannot plan reshard: more than " + std::to_string(kMaxUneven) +
               " dims with uneven splits";
-      return std::nullopt;
+      return false;
     }
     slotOfDim[d] = numSlots++;
   }
-  targetLayout = to;
-  State start;
+  // Only uneven targets read it, which multi-target mode does not take.
+  if (!multi)
+    targetLayout = to;
   if (!toState(from, start, error) || !toState(to, goal, error))
-    return std::nullopt;
+    return false;
 
+  maskLink.resize(size_t(1) << numAxes);
+  maskLinkKnown.assign(size_t(1) << numAxes, false);
+  lists.assign(rank, AxisList());
+
+  // Multi-target searches are kept: start them small.
+  nodes.reserve(multi ? 32 : 256);
+  table.assign(multi ? 64 : 512, -1);
+  std::vector<QItem> items;
+  items.reserve(multi ? 64 : 256);
+  queue = decltype(queue)(std::greater<QItem>(), std::move(items));
+  bool inserted;
+  lookup(start, inserted);
+  queue.emplace(0, 0, 0, 0);
+  return true;
+}
+
+std::optional<ReshardPlan> Search::run(const TensorLayout &from,
+                                       const TensorLayout &to,
+                                       std::string &error) {
+  State start;
+  if (!prepare(from, to, start, error))
+    return std::nullopt;
+  // For the device pairs of permute steps.
   int64_t numDevices = mesh.getNumDevices();
   coords.resize(numDevices);
   for (int64_t p = 0; p < numDevices; ++p)
@@ -772,13 +859,7 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
   strides.assign(numAxes, 1);
   for (int a = numAxes - 2; a >= 0; --a)
     strides[a] = strides[a + 1] * mesh.getAxisSize(a + 1);
-  lists.assign(rank, AxisList());
 
-  nodes.reserve(256);
-  table.assign(512, -1);
-  bool inserted;
-  lookup(start, inserted);
-  queue.emplace(0, 0, 0, 0);
   int goalIdx = -1;
   while (!queue.empty()) {
     auto [t, c, l, idx] = queue.top();
@@ -857,6 +938,127 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
   return plan;
 }
 
+State Search::evenState(const TensorLayout &layout) {
+  State s;
+  for (size_t d = 0; d < layout.dimAxes.size(); ++d)
+    for (size_t i = 0; i < layout.dimAxes[d].size(); ++i) {
+      int64_t a = layout.dimAxes[d][i];
+      s.dim[a] = static_cast<int8_t>(d);
+      s.pos[a] = static_cast<int8_t>(i);
+    }
+  for (int64_t a : layout.partialAxes)
+    s.dim[a] = kPartial;
+  if (layout.isPartial())
+    s.kind = static_cast<uint8_t>(1 + static_cast<int>(layout.partialKind));
+  return s;
+}
+
+void Search::startMulti(const TensorLayout &from, const TensorLayout &to) {
+  multi = true;
+  settled.reserve(32);
+  settledKeys.reserve(32);
+  State start;
+  std::string error;
+  // Cannot fail: the layouts are valid and even.
+  prepare(from, to, start, error);
+  // Keep only what MakePartial edges read.
+  for (int a = 0; a < numAxes; ++a)
+    if (goal.dim[a] != kPartial) {
+      goal.dim[a] = kUnused;
+      goal.pos[a] = 0;
+    }
+}
+
+int Search::find(const State &s) const {
+  size_t mask = table.size() - 1;
+  for (size_t h = StateHash()(s) & mask; table[h] >= 0; h = (h + 1) & mask)
+    if (nodes[table[h]].state == s)
+      return table[h];
+  return -1;
+}
+
+uint64_t Search::permuteKey(const State &s) const {
+  uint64_t h = s.kind;
+  for (int a = 0; a < numAxes; ++a)
+    h = h * 31 + (s.dim[a] == kPartial);
+  for (int d = 0; d < rank; ++d)
+    h = h * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(numShards(s, d));
+  return h;
+}
+
+int Search::settleUntil(const State &target) {
+  int found = find(target);
+  if (found >= 0 && nodes[found].done)
+    return found;
+  // The loop of run(), resumed where the last target left it, so nodes
+  // settle in the same order and with the same parents as in one search
+  // run to exhaustion.
+  while (!queue.empty()) {
+    auto [t, c, l, idx] = queue.top();
+    queue.pop();
+    Node &n = nodes[idx];
+    if (n.done ||
+        std::make_tuple(t, c, l) !=
+            std::make_tuple(n.cost.timePs, n.cost.commSteps, n.cost.localSteps))
+      continue;
+    n.done = true;
+    n.order = static_cast<int>(settled.size());
+    settled.push_back(idx);
+    settledKeys.push_back(permuteKey(n.state));
+    expand(idx);
+    if (nodes[idx].state == target)
+      return idx;
+  }
+  return -1;
+}
+
+std::optional<double> Search::costTo(const State &target) {
+  // The single-target search for `target` differs from this one only by the
+  // permute edges straight to the target from every other state with the
+  // same permute signature (and by leaving out swaps onto the target, which
+  // such an edge from the same state replaces at the same cost). As those
+  // edges only enter the target, every node cheaper than the target settles
+  // in the same order with the same path in both searches, and the target's
+  // path there is the first, in settle order then edge order, of the
+  // cheapest ways in: this search's own path (its first way in) or a
+  // permute from a settled state. From one state, this search's way in
+  // comes first unless it is a swap, which the permute matches exactly.
+  int g = settleUntil(target);
+  bool have = g >= 0;
+  Cost best;
+  double bestUs = 0.0;
+  int bestOrder = -1;
+  if (have) {
+    best = nodes[g].cost;
+    bestUs = nodes[g].timeUs;
+    bestOrder = nodes[g].parent < 0 ? -1 : nodes[nodes[g].parent].order;
+  }
+  // In settle order, so costs only grow; every cheaper state has settled.
+  uint64_t key = permuteKey(target);
+  for (size_t i = 0; i < settled.size(); ++i) {
+    const Node &n = nodes[settled[i]];
+    if (have && !(n.cost < best))
+      break;
+    if (settledKeys[i] != key || n.state == target ||
+        !samePermuteSignature(n.state, target))
+      continue;
+    uint32_t m = permutePairs(n.state, target, nullptr);
+    Time t = m ? transferTime(m, localBytes(n.state)) : Time();
+    Cost c = n.cost;
+    c.timePs += t.ps;
+    (m ? c.commSteps : c.localSteps) += 1;
+    if (!have || c < best || (!(best < c) && n.order < bestOrder)) {
+      have = true;
+      best = c;
+      bestUs = n.timeUs + t.us;
+      bestOrder = n.order;
+    }
+  }
+  if (!have)
+    return std::nullopt;
+  return bestUs;
+}
+
 } // namespace
 
 std::optional<ReshardPlan> autoshard::planReshard(
@@ -894,6 +1096,201 @@ std::optional<ReshardPlan> autoshard::planReshard(
   }
   Search search(model, globalShape, elemBytes, options);
   return search.run(from, to, error);
+}
+
+/// costUs()'s state: layouts interned per shape with their validity, and
+/// the searches, kept to be resumed for later targets. Lookups allocate
+/// nothing: the pass prices thousands of pairs.
+struct ReshardPlanner::CostIndex {
+  struct LayoutInfo {
+    TensorLayout layout;
+    /// TensorLayout::validate's message; empty when valid.
+    std::string invalid;
+    State state;
+    /// As a source: (elemBytes, target partial signature, search index).
+    std::vector<std::tuple<int64_t, uint32_t, uint32_t>> searches;
+  };
+  struct ShapeEntry {
+    /// planReshard's shape checks; empty when they pass.
+    std::string error;
+    /// Layout ids by layoutHash.
+    llvm::DenseMap<uint64_t, llvm::SmallVector<uint32_t, 1>> layoutIds;
+    std::vector<LayoutInfo> layouts;
+  };
+  /// By shape; node-based, so the searches can refer to the key.
+  std::map<std::vector<int64_t>, ShapeEntry> shapes;
+  /// The last source's id (in the last shape): the pass prices a source
+  /// against many targets in a row.
+  uint32_t lastFrom = ~0u;
+  /// The last shape's entry: the pass prices many pairs of one shape in a
+  /// row.
+  std::map<std::vector<int64_t>, ShapeEntry>::iterator lastShape = shapes.end();
+  std::vector<std::unique_ptr<Search>> searches;
+  /// Cost by (search index, target id); NaN when no plan exists.
+  llvm::DenseMap<uint64_t, double> costs;
+
+  static uint64_t layoutHash(const TensorLayout &l) {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    mix(l.dimAxes.size());
+    for (const auto &axes : l.dimAxes) {
+      mix(axes.size() | 0x100);
+      for (int64_t a : axes)
+        mix(static_cast<uint64_t>(a));
+    }
+    mix(l.partialAxes.size() | 0x200);
+    for (int64_t a : l.partialAxes)
+      mix(static_cast<uint64_t>(a));
+    mix(static_cast<uint64_t>(l.partialKind));
+    mix(l.unevenSizes.size());
+    return h;
+  }
+  /// Field by field (TensorLayout::operator== treats some differing layouts
+  /// as equal, and the messages and validity could differ).
+  static bool sameLayout(const TensorLayout &a, const TensorLayout &b) {
+    // Plain loops: the lists are a few elements long, too short for memcmp.
+    auto same = [](const std::vector<int64_t> &x,
+                   const std::vector<int64_t> &y) {
+      if (x.size() != y.size())
+        return false;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (x[i] != y[i])
+          return false;
+      return true;
+    };
+    if (a.dimAxes.size() != b.dimAxes.size() ||
+        a.partialKind != b.partialKind || !same(a.partialAxes, b.partialAxes))
+      return false;
+    for (size_t d = 0; d < a.dimAxes.size(); ++d)
+      if (!same(a.dimAxes[d], b.dimAxes[d]))
+        return false;
+    // Only layouts without uneven sizes get here: their lists are empty.
+    return a.unevenSizes.size() == b.unevenSizes.size();
+  }
+  uint32_t intern(ShapeEntry &entry, const std::vector<int64_t> &shape,
+                  const DeviceMesh &mesh, const TensorLayout &l) {
+    llvm::SmallVector<uint32_t, 1> &bucket = entry.layoutIds[layoutHash(l)];
+    for (uint32_t id : bucket)
+      if (sameLayout(entry.layouts[id].layout, l))
+        return id;
+    uint32_t id = static_cast<uint32_t>(entry.layouts.size());
+    bucket.push_back(id);
+    LayoutInfo info;
+    info.layout = l;
+    info.invalid = l.validate(mesh, &shape);
+    if (info.invalid.empty())
+      info.state = Search::evenState(l);
+    entry.layouts.push_back(std::move(info));
+    return id;
+  }
+};
+
+ReshardPlanner::ReshardPlanner(const CostModel &model, PlannerOptions options)
+    : model(model), options(options) {}
+
+ReshardPlanner::~ReshardPlanner() = default;
+
+std::optional<double>
+ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
+                       int64_t elemBytes, const TensorLayout &from,
+                       const TensorLayout &to, std::string &error) {
+  auto anyUneven = [](const TensorLayout &l) {
+    return std::any_of(l.unevenSizes.begin(), l.unevenSizes.end(),
+                       [](const auto &v) { return !v.empty(); });
+  };
+  // Uneven splits make the graph depend on the target's sizes.
+  if (anyUneven(from) || anyUneven(to)) {
+    auto p = plan(globalShape, elemBytes, from, to, error);
+    if (!p)
+      return std::nullopt;
+    return p->timeUs;
+  }
+  if (!costIndex)
+    costIndex = std::make_unique<CostIndex>();
+  CostIndex &index = *costIndex;
+  const DeviceMesh &mesh = model.getMesh();
+
+  // planReshard's checks, in its order and with its messages.
+  bool newShape = false;
+  if (index.lastShape == index.shapes.end() ||
+      index.lastShape->first != globalShape) {
+    std::tie(index.lastShape, newShape) = index.shapes.try_emplace(globalShape);
+    index.lastFrom = ~0u;
+  }
+  auto shapeIt = index.lastShape;
+  const std::vector<int64_t> &shape = shapeIt->first;
+  CostIndex::ShapeEntry &entry = shapeIt->second;
+  if (newShape) {
+    if (mesh.getNumAxes() > kMaxAxes)
+      entry.error = "cannot plan reshard: meshes of more than " +
+                    std::to_string(kMaxAxes) + " axes are not supported";
+    else if (shape.size() > 127)
+      entry.error =
+          "cannot plan reshard: tensors of rank above 127 are not supported";
+    else if (std::any_of(shape.begin(), shape.end(),
+                         [](int64_t e) { return e < 0; }))
+      entry.error = "cannot plan reshard of a tensor with dynamic dims";
+  }
+  if (!entry.error.empty()) {
+    error = entry.error;
+    return std::nullopt;
+  }
+  if (elemBytes <= 0) {
+    error = "cannot plan reshard: element size must be positive";
+    return std::nullopt;
+  }
+  uint32_t fromId =
+      index.lastFrom != ~0u &&
+              CostIndex::sameLayout(entry.layouts[index.lastFrom].layout, from)
+          ? index.lastFrom
+          : index.intern(entry, shape, mesh, from);
+  index.lastFrom = fromId;
+  uint32_t toId = index.intern(entry, shape, mesh, to);
+  for (const auto &[id, what] :
+       {std::pair<uint32_t, const char *>{fromId, "source"},
+        {toId, "target"}}) {
+    const CostIndex::LayoutInfo &info = entry.layouts[id];
+    if (!info.invalid.empty()) {
+      error = std::string("cannot plan reshard: invalid ") + what + " layout " +
+              info.layout.str(mesh) + ": " + info.invalid;
+      return std::nullopt;
+    }
+  }
+  State target = entry.layouts[toId].state;
+  // The single-target search settles the source first: no steps.
+  if (fromId == toId || entry.layouts[fromId].state == target)
+    return 0.0;
+
+  // MakePartial edges depend on the target's partial axes and kind.
+  uint32_t sig = target.kind;
+  for (int a = 0; a < kMaxAxes; ++a)
+    if (target.dim[a] == kPartial)
+      sig |= 1u << (8 + a);
+  uint32_t searchId = ~0u;
+  for (auto [eb, s, id] : entry.layouts[fromId].searches)
+    if (eb == elemBytes && s == sig)
+      searchId = id;
+  if (searchId == ~0u) {
+    searchId = static_cast<uint32_t>(index.searches.size());
+    entry.layouts[fromId].searches.emplace_back(elemBytes, sig, searchId);
+    index.searches.push_back(
+        std::make_unique<Search>(model, shape, elemBytes, options));
+    index.searches.back()->startMulti(from, to);
+    ++numSearches;
+  }
+  auto [costIt, newCost] =
+      index.costs.try_emplace((uint64_t(searchId) << 32) | toId, 0.0);
+  if (newCost) {
+    std::optional<double> c = index.searches[searchId]->costTo(target);
+    // Safe: costTo() does not touch `costs`, so `costIt` is still valid.
+    costIt->second = c ? *c : std::numeric_limits<double>::quiet_NaN();
+  }
+  if (std::isnan(costIt->second)) {
+    error = "no sequence of collectives turns " + from.str(mesh) + " into " +
+            to.str(mesh);
+    return std::nullopt;
+  }
+  return costIt->second;
 }
 
 std::optional<ReshardPlan>
@@ -950,6 +1347,7 @@ ReshardPlanner::plan(const std::vector<int64_t> &globalShape, int64_t elemBytes,
     error = it->second.error;
     return it->second.plan;
   }
+  ++numSearches;
   Entry entry;
   entry.plan = planReshard(model, globalShape, elemBytes, from, to, options,
                            entry.error);

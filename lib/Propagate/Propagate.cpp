@@ -35,6 +35,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -91,6 +92,53 @@ std::vector<int64_t> getShape(Type type) {
   return {};
 }
 
+/// fnv(h, std::to_string(x)) without building the string.
+uint64_t fnvDecimal(uint64_t h, uint64_t x) {
+  char buf[24];
+  char *end = buf + sizeof(buf), *p = end;
+  do {
+    *--p = static_cast<char>('0' + x % 10);
+    x /= 10;
+  } while (x);
+  return fnv(h, StringRef(p, end - p));
+}
+
+/// TensorLayout::operator== without its copies (it runs once per use): the
+/// partial axes as a set, the kind only when partial, uneven lists that are
+/// all empty as none.
+bool sameLayout(const TensorLayout &a, const TensorLayout &b) {
+  if (&a == &b)
+    return true;
+  if (a.dimAxes != b.dimAxes || a.partialAxes.size() != b.partialAxes.size())
+    return false;
+  if (!a.partialAxes.empty()) {
+    if (a.partialKind != b.partialKind)
+      return false;
+    if (a.partialAxes != b.partialAxes) {
+      SmallVector<int64_t, 4> pa(a.partialAxes.begin(), a.partialAxes.end());
+      SmallVector<int64_t, 4> pb(b.partialAxes.begin(), b.partialAxes.end());
+      llvm::sort(pa);
+      llvm::sort(pb);
+      if (pa != pb)
+        return false;
+    }
+  }
+  auto anyUneven = [](const TensorLayout &l) {
+    return llvm::any_of(l.unevenSizes,
+                        [](const auto &sizes) { return !sizes.empty(); });
+  };
+  bool unevenA = anyUneven(a), unevenB = anyUneven(b);
+  if (!unevenA && !unevenB)
+    return true;
+  return unevenA == unevenB && a.unevenSizes == b.unevenSizes;
+}
+
+using CandidateList = std::shared_ptr<const std::vector<Candidate>>;
+
+CandidateList makeList(std::vector<Candidate> cands) {
+  return std::make_shared<const std::vector<Candidate>>(std::move(cands));
+}
+
 /// One node of the graph: a function argument, a top-level op, or a
 /// function result (the value handed to func.return).
 struct Node {
@@ -101,36 +149,182 @@ struct Node {
   Value value;
   Operation *op = nullptr;
   unsigned index = 0; // argument / result number
-  /// Candidates: shared with every node of the same rule (enumerated once),
-  /// or the node's own (user constraints, results, fan-outs).
-  std::shared_ptr<const std::vector<Candidate>> shared;
-  std::vector<Candidate> own;
-  const std::vector<Candidate> &cands() const { return shared ? *shared : own; }
-  std::string noRuleReason;
+  /// Candidates, shared by every node with the same rule (enumerated once)
+  /// or, for fan-outs, the same layouts; user constraints and function
+  /// results have their own.
+  CandidateList list;
+  const std::vector<Candidate> &cands() const { return *list; }
   /// Whether a user constraint (strategy or annotation) fixed this node.
   bool userFixed = false;
+  /// Whether the op is layout-free (see isLayoutFree).
+  bool layoutFree = false;
   unsigned solverId = 0;
-  /// The chosen layouts, after the solution (and the absorption of inits):
-  /// the chosen candidate's, not copied (a model has thousands of nodes),
-  /// unless absorption changed them (see writable()).
-  const std::vector<TensorLayout> *chosenOperands = nullptr,
-                                  *chosenResults = nullptr;
-  std::vector<TensorLayout> ownOperands, ownResults;
-  const std::vector<TensorLayout> &operandLayouts() const {
-    return *chosenOperands;
+  /// Where the sources of the op's operands start in the operand table.
+  unsigned firstOperand = 0;
+  /// The chosen candidate, after the solution. Its layouts are the node's,
+  /// except where the absorption of layout-free producers overrode them:
+  /// then the override lists (pointers into candidate lists, which outlive
+  /// the nodes) hold every slot.
+  const Candidate *chosen = nullptr;
+  SmallVector<const TensorLayout *, 0> operandOverride, resultOverride;
+
+  const TensorLayout &operandLayout(unsigned i) const {
+    return operandOverride.empty() ? chosen->operandLayouts[i]
+                                   : *operandOverride[i];
   }
-  const std::vector<TensorLayout> &resultLayouts() const {
-    return *chosenResults;
+  const TensorLayout &resultLayout(unsigned i) const {
+    return resultOverride.empty() ? chosen->resultLayouts[i]
+                                  : *resultOverride[i];
   }
-  /// The chosen layouts as the node's own copy, to modify.
-  std::vector<TensorLayout> &writable(bool results) {
-    auto &chosen = results ? chosenResults : chosenOperands;
-    auto &own = results ? ownResults : ownOperands;
-    if (chosen != &own) {
-      own = *chosen;
-      chosen = &own;
+  unsigned getNumOperandLayouts() const {
+    return chosen->operandLayouts.size();
+  }
+  unsigned getNumResultLayouts() const { return chosen->resultLayouts.size(); }
+  /// Makes slot `i` of the operands (or results) `l`.
+  void setLayout(bool results, unsigned i, const TensorLayout *l) {
+    auto &slots = results ? resultOverride : operandOverride;
+    if (slots.empty()) {
+      for (const TensorLayout &own :
+           results ? chosen->resultLayouts : chosen->operandLayouts)
+        slots.push_back(&own);
     }
-    return own;
+    slots[i] = l;
+  }
+};
+
+/// Where an operand of a graph op comes from, found once: the node and
+/// result slot that produce it, when it is a graph value.
+struct OperandSource {
+  unsigned node = 0, slot = 0;
+  bool graph = false;
+  bool tensor = false;
+};
+
+/// Top-level ops that differ only in the values they read (same name,
+/// attributes, properties, operand and result types, and regions up to the
+/// values they read from outside) form one class: the layers of a model
+/// repeat each other's ops. A class shares one sharding rule and candidate
+/// list (a rule reads an op's structure, never the values of its operands)
+/// and the op's part of the canonical hash.
+struct OpClass {
+  Operation *rep = nullptr;
+  bool hasPrefix = false;
+  uint64_t prefix = 0;
+  bool hasRule = false;
+  ShardingRule rule;
+  std::string noRuleReason;
+  CandidateList cands;
+  StrategyAttr strategy;
+};
+
+/// A cheap hash of part of what StructureMatcher compares: the bucket of
+/// an op's class.
+uint64_t hashStructure(Operation *op, uint64_t h, bool top) {
+  auto mix = [&](uint64_t x) {
+    h = (h ^ x) * 1099511628211ull;
+    h ^= h >> 29;
+  };
+  mix(reinterpret_cast<uintptr_t>(op->getName().getAsOpaquePointer()));
+  mix(reinterpret_cast<uintptr_t>(
+      op->getRawDictionaryAttrs().getAsOpaquePointer()));
+  mix((uint64_t(op->getNumOperands()) << 32) ^
+      (uint64_t(op->getNumResults()) << 8) ^ op->getNumRegions());
+  if (top) {
+    mix(static_cast<uint64_t>(op->hashProperties()));
+    for (Type t : op->getOperandTypes())
+      mix(reinterpret_cast<uintptr_t>(t.getAsOpaquePointer()));
+    for (Type t : op->getResultTypes())
+      mix(reinterpret_cast<uintptr_t>(t.getAsOpaquePointer()));
+  }
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (Operation &inner : block)
+        h = hashStructure(&inner, h, /*top=*/false);
+  return h;
+}
+
+/// Whether two ops are one class (see OpClass): compares them and their
+/// regions op by op. Values defined inside must correspond; values from
+/// outside may differ (as the operands may).
+struct StructureMatcher {
+  Operation *a, *b;
+  /// Ops and blocks inside `a`, with their counterparts in `b`.
+  SmallVector<std::pair<Operation *, Operation *>, 16> ops;
+  SmallVector<std::pair<Block *, Block *>, 4> blocks;
+  /// Set when the ops have something this matcher does not compare
+  /// (successors, a use before its definition): they are then no class's
+  /// members but their own.
+  bool incomparable = false;
+
+  StructureMatcher(Operation *a, Operation *b) : a(a), b(b) {}
+
+  bool sameValue(Value x, Value y) {
+    bool insideX = a->isAncestor(x.getParentRegion()->getParentOp());
+    bool insideY = b->isAncestor(y.getParentRegion()->getParentOp());
+    if (insideX != insideY)
+      return false;
+    if (!insideX)
+      return true;
+    if (auto argX = dyn_cast<BlockArgument>(x)) {
+      auto argY = dyn_cast<BlockArgument>(y);
+      if (!argY || argX.getArgNumber() != argY.getArgNumber())
+        return false;
+      for (auto [blockX, blockY] : blocks)
+        if (blockX == argX.getOwner())
+          return blockY == argY.getOwner();
+    } else {
+      auto resultX = cast<OpResult>(x);
+      auto resultY = dyn_cast<OpResult>(y);
+      if (!resultY || resultX.getResultNumber() != resultY.getResultNumber())
+        return false;
+      for (auto [opX, opY] : llvm::reverse(ops))
+        if (opX == resultX.getOwner())
+          return opY == resultY.getOwner();
+    }
+    incomparable = true;
+    return false;
+  }
+
+  bool sameOp(Operation *x, Operation *y, bool top) {
+    if (x->getNumSuccessors() || y->getNumSuccessors()) {
+      incomparable = true;
+      return false;
+    }
+    if (x->getName() != y->getName() ||
+        x->getRawDictionaryAttrs() != y->getRawDictionaryAttrs() ||
+        x->getNumOperands() != y->getNumOperands() ||
+        x->getNumResults() != y->getNumResults() ||
+        x->getNumRegions() != y->getNumRegions() ||
+        !x->getName().compareOpProperties(x->getPropertiesStorage(),
+                                          y->getPropertiesStorage()) ||
+        !llvm::equal(x->getResultTypes(), y->getResultTypes()) ||
+        !llvm::equal(x->getOperandTypes(), y->getOperandTypes()))
+      return false;
+    if (!top)
+      for (auto [vx, vy] : llvm::zip_equal(x->getOperands(), y->getOperands()))
+        if (!sameValue(vx, vy))
+          return false;
+    ops.push_back({x, y});
+    for (auto [regionX, regionY] :
+         llvm::zip_equal(x->getRegions(), y->getRegions())) {
+      auto bx = regionX.begin(), by = regionY.begin();
+      for (; bx != regionX.end() && by != regionY.end(); ++bx, ++by) {
+        if (!llvm::equal(bx->getArgumentTypes(), by->getArgumentTypes()))
+          return false;
+        blocks.push_back({&*bx, &*by});
+      }
+      if (bx != regionX.end() || by != regionY.end())
+        return false;
+      for (auto [blockX, blockY] : llvm::zip_equal(regionX, regionY)) {
+        auto ox = blockX.begin(), oy = blockY.begin();
+        for (; ox != blockX.end() && oy != blockY.end(); ++ox, ++oy)
+          if (!sameOp(&*ox, &*oy, /*top=*/false))
+            return false;
+        if (ox != blockX.end() || oy != blockY.end())
+          return false;
+      }
+    }
+    return true;
   }
 };
 
@@ -138,7 +332,7 @@ struct Node {
 /// is built from integers: a layout is encoded as integers that tell apart
 /// exactly what layoutKey tells apart (no strings in the hot path), each
 /// (shape, elemBytes, from, to) is priced once, and an edge whose endpoint
-/// layouts repeat an earlier edge's (the layers of a model) reuses its table.
+/// layouts repeat an earlier edge's (the layers of a model) shares its table.
 struct Pricing {
   const DeviceMesh &mesh;
   ReshardPlanner &planner;
@@ -153,13 +347,17 @@ struct Pricing {
   llvm::DenseMap<std::pair<uint64_t, uint64_t>, double> memo;
   /// dropPartial(layouts[id]), interned.
   std::vector<int> resolved;
+  /// Lists of layout ids (one slot of a candidate list), interned so that
+  /// equal lists have one id.
+  std::deque<std::vector<unsigned>> lists;
+  llvm::DenseMap<uint64_t, llvm::SmallVector<unsigned, 1>> listIds;
 
   Pricing(const DeviceMesh &mesh, ReshardPlanner &planner)
       : mesh(mesh), planner(planner) {}
 
-  static uint64_t hashInts(const std::vector<int64_t> &v) {
+  template <typename Range> static uint64_t hashInts(const Range &v) {
     uint64_t h = 1469598103934665603ull;
-    for (int64_t x : v) {
+    for (auto x : v) {
       h ^= static_cast<uint64_t>(x);
       h *= 1099511628211ull;
       h ^= h >> 29;
@@ -199,6 +397,15 @@ struct Pricing {
     resolved.push_back(-1);
     return id;
   }
+  unsigned internList(std::vector<unsigned> ids) {
+    auto &bucket = listIds[hashInts(ids)];
+    for (unsigned id : bucket)
+      if (lists[id] == ids)
+        return id;
+    bucket.push_back(lists.size());
+    lists.push_back(std::move(ids));
+    return lists.size() - 1;
+  }
   const std::string &key(unsigned id) {
     if (keys[id].empty())
       keys[id] = layoutKey(layouts[id], mesh);
@@ -224,44 +431,50 @@ struct Pricing {
                          0.0);
     if (!inserted)
       return it->second;
+    // Only the time is needed here: costUs prices every target of a source
+    // layout from one search (the same double plan()->timeUs gives).
     std::string error;
-    auto plan =
-        planner.plan(shapeVec, elemBytes, layouts[from], layouts[to], error);
-    double c = plan ? plan->timeUs : kInfeasibleCost;
+    std::optional<double> time =
+        planner.costUs(shapeVec, elemBytes, layouts[from], layouts[to], error);
+    double c = time ? *time : kInfeasibleCost;
     // Safe: planning does not touch `memo`, so `it` is still valid.
     it->second = c;
     return c;
   }
 
-  /// One edge's class maps and cost table.
-  struct Table {
-    std::vector<unsigned> srcClass, dstClass;
-    unsigned numSrc = 0, numDst = 0;
-    std::vector<double> cost;
+  /// A value type's shape, element size and shape id.
+  struct TypeInfo {
+    std::vector<int64_t> shape;
+    int64_t elemBytes = 0;
+    unsigned shapeId = 0;
   };
-  std::unordered_map<uint64_t,
-                     std::vector<std::pair<std::vector<int64_t>, unsigned>>>
-      tableIds;
-  std::vector<Table> tables;
-  std::vector<int64_t> tableKey;
+  llvm::DenseMap<Type, std::unique_ptr<TypeInfo>> typeInfos;
+  const TypeInfo &typeInfo(Type type) {
+    auto &info = typeInfos[type];
+    if (!info) {
+      info = std::make_unique<TypeInfo>();
+      info->shape = getShape(type);
+      info->elemBytes = getElemBytes(type);
+      info->shapeId = shapeId(info->shape);
+    }
+    return *info;
+  }
 
-  const Table &table(const std::vector<int64_t> &shape, int64_t elemBytes,
-                     const std::vector<unsigned> &srcIds,
-                     const std::vector<unsigned> &dstIds, bool resolveOnly) {
-    unsigned sid = shapeId(shape);
-    tableKey.clear();
-    tableKey.push_back(sid);
-    tableKey.push_back(elemBytes);
-    tableKey.push_back(resolveOnly);
-    tableKey.push_back(srcIds.size());
-    tableKey.insert(tableKey.end(), srcIds.begin(), srcIds.end());
-    tableKey.insert(tableKey.end(), dstIds.begin(), dstIds.end());
-    auto &bucket = tableIds[hashInts(tableKey)];
-    for (auto &[k, id] : bucket)
-      if (k == tableKey)
-        return tables[id];
-    bucket.emplace_back(tableKey, tables.size());
-    Table t;
+  using Table = std::shared_ptr<const SolverGraph::EdgeTable>;
+  /// By (shape id, elemBytes, resolveOnly) and the two id lists.
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, Table> tables;
+
+  /// The table of an edge from layout list `srcList` to `dstList`.
+  const Table &table(const TypeInfo &type, unsigned srcList, unsigned dstList,
+                     bool resolveOnly) {
+    auto [it, inserted] = tables.try_emplace(
+        {(uint64_t(type.shapeId) << 32) | (uint64_t(type.elemBytes) << 1) |
+             uint64_t(resolveOnly),
+         (uint64_t(srcList) << 32) | uint64_t(dstList)},
+        nullptr);
+    if (!inserted)
+      return it->second;
+    auto t = std::make_shared<SolverGraph::EdgeTable>();
     // Local classes in first-seen order.
     auto classes = [](const std::vector<unsigned> &ids,
                       std::vector<unsigned> &classOf) {
@@ -276,22 +489,24 @@ struct Pricing {
       }
       return reps;
     };
-    std::vector<unsigned> srcReps = classes(srcIds, t.srcClass);
-    std::vector<unsigned> dstReps = classes(dstIds, t.dstClass);
-    t.numSrc = srcReps.size();
-    t.numDst = dstReps.size();
-    t.cost.resize(srcReps.size() * dstReps.size());
+    std::vector<unsigned> srcReps = classes(lists[srcList], t->srcClass);
+    std::vector<unsigned> dstReps = classes(lists[dstList], t->dstClass);
+    t->numSrcClasses = srcReps.size();
+    t->numDstClasses = dstReps.size();
+    t->cost.resize(srcReps.size() * dstReps.size());
     for (unsigned i = 0; i < srcReps.size(); ++i)
       for (unsigned j = 0; j < dstReps.size(); ++j) {
         unsigned from = srcReps[i], to = dstReps[j];
         if (resolveOnly && dropPartialId(from) != to) {
-          t.cost[i * dstReps.size() + j] = kInfeasibleCost;
+          t->cost[i * dstReps.size() + j] = kInfeasibleCost;
           continue;
         }
-        t.cost[i * dstReps.size() + j] = cost(sid, shape, elemBytes, from, to);
+        t->cost[i * dstReps.size() + j] =
+            cost(type.shapeId, type.shape, type.elemBytes, from, to);
       }
-    tables.push_back(std::move(t));
-    return tables.back();
+    // Planning and dropPartialId do not touch `tables`: `it` is valid.
+    it->second = std::move(t);
+    return it->second;
   }
 };
 
@@ -455,57 +670,113 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
 
   std::vector<Node> nodes;
+  size_t numOps = body.getOperations().size();
+  nodes.reserve(body.getNumArguments() + numOps + returnOp->getNumOperands());
   llvm::DenseMap<Operation *, unsigned> opNode;
+  opNode.reserve(numOps);
   llvm::DenseMap<Value, unsigned> fanoutOf;
-  // Which node defines a value, and which of its result slots it is.
-  auto producerOf = [&](Value v) -> std::pair<unsigned, unsigned> {
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return {arg.getArgNumber(), 0};
-    return {opNode.lookup(v.getDefiningOp()),
-            cast<OpResult>(v).getResultNumber()};
+  // Which node defines a value, and which of its result slots it is, when
+  // it is a value of the graph: a function argument or a result of a graph
+  // op (not one defined in a region, nor a scalar op's).
+  auto sourceOf = [&](Value v) {
+    OperandSource src;
+    src.tensor = isa<RankedTensorType>(v.getType());
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      src.graph = arg.getOwner() == &body;
+      src.node = arg.getArgNumber();
+      return src;
+    }
+    src.slot = cast<OpResult>(v).getResultNumber();
+    auto it = opNode.find(v.getDefiningOp());
+    if (it != opNode.end()) {
+      src.graph = true;
+      src.node = it->second;
+    }
+    return src;
+  };
+  // The sources of every graph op's operands (Node::firstOperand), in op
+  // order: the phases below read them instead of looking producers up.
+  std::vector<OperandSource> operandSources;
+  auto sourcesOf = [&](const Node &n) {
+    return ArrayRef<OperandSource>(operandSources)
+        .slice(n.firstOperand, n.op->getNumOperands());
   };
   Pricing pricing(dmesh, planner);
-  std::unordered_map<std::string, std::shared_ptr<const std::vector<Candidate>>>
-      candCache;
+  // Candidates by printed rule: rules that print alike share one list.
+  std::unordered_map<std::string, CandidateList> candCache;
   auto candidatesOf = [&](const ShardingRule &rule) {
     auto [it, inserted] = candCache.try_emplace(rule.str());
     if (inserted)
-      it->second = std::make_shared<const std::vector<Candidate>>(
-          enumerateCandidates(rule, dmesh));
+      it->second = makeList(enumerateCandidates(rule, dmesh));
     return it->second;
   };
 
   // Arguments.
+  llvm::DenseMap<Type, CandidateList> argCands;
   for (BlockArgument arg : body.getArguments()) {
     Node n;
     n.kind = Node::Arg;
     n.index = arg.getArgNumber();
-    ShardingRule rule = buildElementwiseRule({}, getShape(arg.getType()));
-    n.shared = candidatesOf(rule);
+    CandidateList &list = argCands[arg.getType()];
+    if (!list)
+      list = candidatesOf(buildElementwiseRule({}, getShape(arg.getType())));
+    n.list = list;
     nodes.push_back(std::move(n));
   }
-  // Ops. Ops on scalars only (index arithmetic, scalar constants) are not
-  // distributed: they run on every device and get no strategy.
+  // Ops, by class (see OpClass). Ops on scalars only (index arithmetic,
+  // scalar constants) are not distributed: they run on every device and get
+  // no strategy.
+  std::deque<OpClass> classes;
+  llvm::DenseMap<uint64_t, SmallVector<unsigned, 1>> classBuckets;
+  std::vector<unsigned> classOfNode(nodes.size(), 0);
+  auto classOf = [&](Operation *op) -> OpClass & {
+    auto &bucket =
+        classBuckets[hashStructure(op, 1469598103934665603ull, /*top=*/true)];
+    bool comparable = true;
+    for (unsigned c : bucket) {
+      StructureMatcher matcher(classes[c].rep, op);
+      if (matcher.sameOp(classes[c].rep, op, /*top=*/true)) {
+        classOfNode.push_back(c);
+        return classes[c];
+      }
+      if (matcher.incomparable) {
+        comparable = false;
+        break;
+      }
+    }
+    if (comparable)
+      bucket.push_back(classes.size());
+    classOfNode.push_back(classes.size());
+    classes.emplace_back();
+    classes.back().rep = op;
+    return classes.back();
+  };
   auto isTensorFree = [](Operation &op) {
     return llvm::none_of(op.getOperandTypes(),
                          llvm::IsaPred<RankedTensorType>) &&
            llvm::none_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>);
   };
+  llvm::DenseMap<Attribute, CandidateList> annotateCands;
   for (Operation &op : body.without_terminator()) {
     if (isTensorFree(op))
       continue;
     Node n;
     n.kind = Node::Op;
     n.op = &op;
+    OpClass &cls = classOf(&op);
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       if (annotate.getLayout().getMesh() != meshAttr)
         return annotate.emitError("dist-propagate: annotation on mesh ")
                << annotate.getLayout().getMesh() << " but propagation runs on "
                << meshAttr;
-      Candidate c;
-      c.operandLayouts = {annotate.getLayout().toTensorLayout()};
-      c.resultLayouts = c.operandLayouts;
-      n.own = {c};
+      CandidateList &list = annotateCands[annotate.getLayout()];
+      if (!list) {
+        Candidate c;
+        c.operandLayouts = {annotate.getLayout().toTensorLayout()};
+        c.resultLayouts = c.operandLayouts;
+        list = makeList({c});
+      }
+      n.list = list;
       n.userFixed = true;
     } else if (auto reshard = dyn_cast<ReshardOp>(op)) {
       if (reshard.getSource().getMesh() != meshAttr)
@@ -515,35 +786,45 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       Candidate c;
       c.operandLayouts = {reshard.getSource().toTensorLayout()};
       c.resultLayouts = {reshard.getTarget().toTensorLayout()};
-      n.own = {c};
+      n.list = makeList({c});
       n.userFixed = true;
     } else {
-      ShardingRule rule = getRuleOrReplicated(&op, n.noRuleReason);
-      n.shared = candidatesOf(rule);
-      if (!n.noRuleReason.empty())
+      if (!cls.hasRule) {
+        cls.rule = getRuleOrReplicated(&op, cls.noRuleReason);
+        cls.cands = candidatesOf(cls.rule);
+        cls.strategy =
+            op.getAttrOfType<StrategyAttr>(DistDialect::kStrategyAttrName);
+        cls.hasRule = true;
+      }
+      n.list = cls.cands;
+      if (!cls.noRuleReason.empty())
         op.emitRemark() << "no sharding rule, running replicated: "
-                        << n.noRuleReason;
-      if (auto strategy =
-              op.getAttrOfType<StrategyAttr>(DistDialect::kStrategyAttrName)) {
+                        << cls.noRuleReason;
+      if (StrategyAttr strategy = cls.strategy) {
         if (strategy.getMesh() != meshAttr)
           return op.emitError("dist-propagate: strategy on mesh ")
                  << strategy.getMesh() << " but propagation runs on "
                  << meshAttr;
         Candidate user;
-        if (failed(matchUserStrategy(&op, strategy, rule, dmesh, user)))
+        if (failed(matchUserStrategy(&op, strategy, cls.rule, dmesh, user)))
           return failure();
         // Keep only the user's candidate (it may be beyond the enumeration
         // bound).
-        n.shared.reset();
-        n.own = {user};
         if (user.flops == 0.0)
-          n.own[0].flops = estimateFlops(rule, dmesh, user.factorAxes);
+          user.flops = estimateFlops(cls.rule, dmesh, user.factorAxes);
+        n.list = makeList({user});
         n.userFixed = true;
       }
     }
+    n.layoutFree = isLayoutFree(&op);
+    // Producers come first (SSA dominance), so they have their nodes.
+    n.firstOperand = operandSources.size();
+    for (Value v : op.getOperands())
+      operandSources.push_back(sourceOf(v));
     opNode[&op] = nodes.size();
     nodes.push_back(std::move(n));
   }
+  unsigned firstOpNode = body.getNumArguments();
   // Function results: their layout is the producer's with pending partial
   // reductions resolved (a caller never receives a partial value).
   unsigned firstResult = nodes.size();
@@ -551,11 +832,11 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     Node n;
     n.kind = Node::Result;
     n.index = use.getOperandNumber();
-    auto [pn, slot] = producerOf(use.get());
+    OperandSource src = sourceOf(use.get());
+    unsigned pn = src.node, slot = src.slot;
     std::map<std::string, TensorLayout> distinct;
     for (const Candidate &c : nodes[pn].cands()) {
-      const auto &ls =
-          nodes[pn].kind == Node::Arg ? c.resultLayouts : c.resultLayouts;
+      const auto &ls = c.resultLayouts;
       if (slot < ls.size()) {
         unsigned id = pricing.dropPartialId(pricing.intern(ls[slot]));
         distinct.emplace(pricing.key(id), pricing.layouts[id]);
@@ -564,11 +845,13 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     if (distinct.empty())
       distinct.emplace(
           "", TensorLayout::replicated(getShape(use.get().getType()).size()));
+    std::vector<Candidate> own;
     for (auto &[key, l] : distinct) {
       Candidate c;
       c.operandLayouts = {l};
-      n.own.push_back(c);
+      own.push_back(c);
     }
+    n.list = makeList(std::move(own));
     nodes.push_back(std::move(n));
   }
 
@@ -584,41 +867,52 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     }
     return it->second;
   };
+  // FNV over the op's name, result types and attributes, fed piece by piece
+  // (the same hash as over their concatenated text); types and attributes
+  // repeat across layers, so each is printed once.
+  auto hashOp = [&](Operation *op, const Node &n) {
+    uint64_t h = fnv(1469598103934665603ull, op->getName().getStringRef());
+    if (n.kind == Node::Result)
+      h = fnvDecimal(fnv(h, "#"), n.index);
+    for (Type t : op->getResultTypes())
+      h = fnv(h, textOf(t.getAsOpaquePointer(), t));
+    for (NamedAttribute attr : op->getAttrs())
+      if (!attr.getName().getValue().starts_with("dist.")) {
+        h = fnv(h, attr.getName().getValue());
+        h = fnv(h, "=");
+        h = fnv(h,
+                textOf(attr.getValue().getAsOpaquePointer(), attr.getValue()));
+      }
+    return h;
+  };
   for (unsigned i = 0; i < nodes.size(); ++i) {
     Node &n = nodes[i];
     uint64_t h = 1469598103934665603ull;
     if (n.kind == Node::Arg) {
-      h = fnv(h, "arg" + std::to_string(n.index));
+      h = fnvDecimal(fnv(h, "arg"), n.index);
     } else {
       Operation *op = n.kind == Node::Op ? n.op : returnOp.getOperation();
-      // FNV over the concatenated text, fed piece by piece (the same hash);
-      // types and attributes repeat across layers, so each is printed once.
-      h = fnv(h, op->getName().getStringRef());
-      if (n.kind == Node::Result)
-        h = fnv(h, "#" + std::to_string(n.index));
-      for (Type t : op->getResultTypes())
-        h = fnv(h, textOf(t.getAsOpaquePointer(), t));
-      for (NamedAttribute attr : op->getAttrs())
-        if (!attr.getName().getValue().starts_with("dist.")) {
-          h = fnv(h, attr.getName().getValue());
-          h = fnv(h, "=");
-          h = fnv(
-              h, textOf(attr.getValue().getAsOpaquePointer(), attr.getValue()));
+      if (n.kind == Node::Op) {
+        // The class's members agree on everything hashOp reads.
+        OpClass &cls = classes[classOfNode[i]];
+        if (!cls.hasPrefix) {
+          cls.prefix = hashOp(op, n);
+          cls.hasPrefix = true;
         }
-      auto operands = n.kind == Node::Op ? op->getOperands()
-                                         : op->getOperands().slice(n.index, 1);
-      for (Value v : operands) {
-        if (auto arg = dyn_cast<BlockArgument>(v);
-            arg && arg.getOwner() != &body) {
-          h = fnv(h, "outer");
-          continue;
-        }
-        if (!isa<BlockArgument>(v) && !opNode.count(v.getDefiningOp())) {
-          h = fnv(h, "outer");
-          continue;
-        }
-        auto [pn, slot] = producerOf(v);
-        h = fnv(h, std::to_string(hashes[pn]) + "/" + std::to_string(slot));
+        h = cls.prefix;
+      } else {
+        h = hashOp(op, n);
+      }
+      auto hashOperand = [&](const OperandSource &src) {
+        h = src.graph ? fnvDecimal(fnv(fnvDecimal(h, hashes[src.node]), "/"),
+                                   src.slot)
+                      : fnv(h, "outer");
+      };
+      if (n.kind == Node::Op) {
+        for (const OperandSource &src : sourcesOf(n))
+          hashOperand(src);
+      } else {
+        hashOperand(sourceOf(op->getOperand(n.index)));
       }
     }
     hashes[i] = h;
@@ -632,118 +926,124 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     unsigned pn, slot, cn;
   };
   std::vector<EdgeUse> edgeUses;
-  llvm::MapVector<Value, SmallVector<unsigned>> usesOfValue;
-  for (Operation &op : body.without_terminator()) {
-    if (!opNode.count(&op))
-      continue;
-    unsigned cn = opNode[&op];
-    for (OpOperand &use : op.getOpOperands()) {
-      if (!isa<RankedTensorType>(use.get().getType()))
+  llvm::MapVector<Value, SmallVector<unsigned, 2>> usesOfValue;
+  // Whether the operand with source `src` is the only use of a layout-free
+  // producer's result.
+  auto readsLayoutFree = [&](const OperandSource &src, Value v) {
+    return src.graph && src.node >= firstOpNode && nodes[src.node].layoutFree &&
+           v.hasOneUse();
+  };
+  for (unsigned cn = firstOpNode; cn < firstResult; ++cn) {
+    const Node &n = nodes[cn];
+    for (auto [use, src] :
+         llvm::zip_equal(n.op->getOpOperands(), sourcesOf(n))) {
+      if (!src.tensor || !src.graph || readsLayoutFree(src, use.get()))
         continue;
-      if (auto arg = dyn_cast<BlockArgument>(use.get());
-          arg && arg.getOwner() != &body)
-        continue;
-      if (!isa<BlockArgument>(use.get()) &&
-          !opNode.count(use.get().getDefiningOp()))
-        continue;
-      if (Operation *def = use.get().getDefiningOp();
-          def && isLayoutFree(def) && use.get().hasOneUse())
-        continue;
-      auto [pn, slot] = producerOf(use.get());
       usesOfValue[use.get()].push_back(edgeUses.size());
-      edgeUses.push_back({&use, pn, slot, cn});
+      edgeUses.push_back({&use, src.node, src.slot, cn});
     }
   }
+  // Interned layout ids of one slot of a node's candidates, as a list id
+  // (see Pricing::lists); built once per candidate list and slot.
+  llvm::DenseMap<std::pair<const void *, unsigned>, unsigned> slotLists;
+  auto idsOf = [&](unsigned node, unsigned slot, bool result) -> unsigned {
+    const std::vector<Candidate> &cands = nodes[node].cands();
+    auto [it, inserted] = slotLists.try_emplace(
+        {static_cast<const void *>(&cands), slot * 2 + result}, 0);
+    if (!inserted)
+      return it->second;
+    std::vector<unsigned> ids;
+    ids.reserve(cands.size());
+    for (const Candidate &c : cands)
+      ids.push_back(pricing.intern(result ? c.resultLayouts[slot]
+                                          : c.operandLayouts[slot]));
+    // Interning does not touch `slotLists`: `it` is valid.
+    it->second = pricing.internList(std::move(ids));
+    return it->second;
+  };
   // A value read by several ops gets a fan-out node: the layout it is
   // resharded to once, shared by every consumer that wants it (the rewrite
   // below emits one reshard per value and layout). Without it each consumer
   // would pay for the shared reshard again, and the solver would avoid
   // layouts that need one. Its candidates: every layout the producer may
-  // give the value or a consumer may want.
+  // give the value or a consumer may want, in layoutKey order. Values whose
+  // producer and consumers have the same lists (the layers of a model) share
+  // one candidate list.
+  std::map<SmallVector<unsigned, 8>, CandidateList> fanoutLists;
+  std::vector<char> seen;
   for (auto &[value, ids] : usesOfValue) {
     if (ids.size() < 2)
       continue;
     const EdgeUse &first = edgeUses[ids.front()];
-    std::map<std::string, TensorLayout> distinct;
-    for (const Candidate &c : nodes[first.pn].cands()) {
-      unsigned id = pricing.intern(c.resultLayouts[first.slot]);
-      distinct.emplace(pricing.key(id), pricing.layouts[id]);
-    }
+    // The lists in first-seen order (the first layout of each key wins).
+    SmallVector<unsigned, 8> lists;
+    auto addList = [&](unsigned list) {
+      if (!llvm::is_contained(lists, list))
+        lists.push_back(list);
+    };
+    addList(idsOf(first.pn, first.slot, true));
     for (unsigned id : ids) {
       const EdgeUse &u = edgeUses[id];
-      for (const Candidate &c : nodes[u.cn].cands()) {
-        const TensorLayout &l = c.operandLayouts[u.use->getOperandNumber()];
-        unsigned lid = pricing.intern(l);
-        distinct.emplace(pricing.key(lid), pricing.layouts[lid]);
+      addList(idsOf(u.cn, u.use->getOperandNumber(), false));
+    }
+    CandidateList &list = fanoutLists[lists];
+    if (!list) {
+      std::map<StringRef, unsigned> distinct;
+      seen.assign(pricing.layouts.size(), 0);
+      for (unsigned l : lists)
+        for (unsigned id : pricing.lists[l])
+          if (!seen[id]) {
+            seen[id] = 1;
+            distinct.emplace(pricing.key(id), id);
+          }
+      std::vector<Candidate> cands;
+      cands.reserve(distinct.size());
+      for (auto &[key, id] : distinct) {
+        Candidate c;
+        c.operandLayouts = {pricing.layouts[id]};
+        c.resultLayouts = c.operandLayouts;
+        cands.push_back(std::move(c));
       }
+      list = makeList(std::move(cands));
     }
     Node n;
     n.kind = Node::Fanout;
     n.value = value;
     n.index = first.slot;
-    for (auto &[key, l] : distinct) {
-      Candidate c;
-      c.operandLayouts = {l};
-      c.resultLayouts = {l};
-      n.own.push_back(std::move(c));
-    }
-    hashes.push_back(
-        fnv(hashes[first.pn], "fanout/" + std::to_string(first.slot)));
+    n.list = list;
+    hashes.push_back(fnvDecimal(fnv(hashes[first.pn], "fanout/"), first.slot));
     fanoutOf[value] = nodes.size();
     nodes.push_back(std::move(n));
   }
 
   // The solver graph.
   SolverGraph graph;
+  llvm::DenseMap<std::pair<const void *, unsigned>, std::vector<double>>
+      nodeCosts;
   for (unsigned i = 0; i < nodes.size(); ++i) {
     Node &n = nodes[i];
-    std::vector<double> costs;
-    for (const Candidate &c : n.cands())
-      costs.push_back(n.kind == Node::Op ? model.getComputeTimeUs(c.flops)
-                                         : 0.0);
+    bool isOp = n.kind == Node::Op;
+    auto [it, inserted] =
+        nodeCosts.try_emplace({static_cast<const void *>(&n.cands()), isOp});
+    if (inserted) {
+      it->second.reserve(n.cands().size());
+      for (const Candidate &c : n.cands())
+        it->second.push_back(isOp ? model.getComputeTimeUs(c.flops) : 0.0);
+    }
     char key[40];
     std::snprintf(key, sizeof(key), "%016llx",
                   static_cast<unsigned long long>(hashes[i]));
-    n.solverId = graph.addNode(key, std::move(costs));
+    n.solverId = graph.addNode(key, it->second);
   }
-  // Interned layout ids of each node's result slots / operands, per
-  // candidate, built once per (node, slot).
-  std::vector<std::vector<std::vector<unsigned>>> resultIds(nodes.size()),
-      operandIds(nodes.size());
-  // Nodes that share a candidate list share these ids too (keyed by the
-  // list; std::map keeps references stable).
-  std::map<std::tuple<const void *, unsigned, bool>, std::vector<unsigned>>
-      sharedIds;
-  auto idsOf = [&](unsigned node, unsigned slot,
-                   bool result) -> const std::vector<unsigned> & {
-    std::vector<unsigned> *slotIds;
-    if (const auto &list = nodes[node].shared) {
-      slotIds = &sharedIds[{list.get(), slot, result}];
-    } else {
-      auto &perSlot = (result ? resultIds : operandIds)[node];
-      if (perSlot.size() <= slot)
-        perSlot.resize(slot + 1);
-      slotIds = &perSlot[slot];
-    }
-    std::vector<unsigned> &ids = *slotIds;
-    if (ids.empty()) {
-      ids.reserve(nodes[node].cands().size());
-      for (const Candidate &c : nodes[node].cands())
-        ids.push_back(pricing.intern(result ? c.resultLayouts[slot]
-                                            : c.operandLayouts[slot]));
-    }
-    return ids;
-  };
   // An edge from result `slot` of node `pn` to operand `operand` of node
   // `cn` (a fan-out node has one of each).
   auto addUseEdge = [&](unsigned pn, unsigned slot, unsigned cn,
                         unsigned operand, Type type, bool resolveOnly) {
-    std::vector<int64_t> shape = getShape(type);
-    const Pricing::Table &t =
-        pricing.table(shape, getElemBytes(type), idsOf(pn, slot, true),
-                      idsOf(cn, operand, false), resolveOnly);
-    graph.addEdge(nodes[pn].solverId, nodes[cn].solverId, t.srcClass,
-                  t.dstClass, t.numSrc, t.numDst, t.cost);
+    const Pricing::TypeInfo &info = pricing.typeInfo(type);
+    unsigned src = idsOf(pn, slot, true);
+    unsigned dst = idsOf(cn, operand, false);
+    graph.addEdge(nodes[pn].solverId, nodes[cn].solverId,
+                  pricing.table(info, src, dst, resolveOnly));
   };
   for (auto &[value, ids] : usesOfValue) {
     auto fit = fanoutOf.find(value);
@@ -762,24 +1062,32 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   for (OpOperand &use : returnOp->getOpOperands()) {
     if (!isa<RankedTensorType>(use.get().getType()))
       continue;
-    auto [pn, slot] = producerOf(use.get());
-    addUseEdge(pn, slot, firstResult + use.getOperandNumber(), 0,
+    OperandSource src = sourceOf(use.get());
+    addUseEdge(src.node, src.slot, firstResult + use.getOperandNumber(), 0,
                use.get().getType(), true);
   }
 
-  // i.e. restricts that value's producer; higher priority wins.
-  for (Operation &op : body.without_terminator()) {
-    auto annotate = dyn_cast<AnnotateOp>(op);
+  // An annotation (`dist.annotate %v`) asks that %v have its layout, i.e.
+  // restricts that value's producer; higher priority wins.
+  std::map<std::tuple<const void *, unsigned, const void *>,
+           std::vector<unsigned>>
+      allowedOf;
+  for (unsigned an = firstOpNode; an < firstResult; ++an) {
+    auto annotate = dyn_cast<AnnotateOp>(nodes[an].op);
     if (!annotate)
       continue;
-    auto [pn, slot] = producerOf(annotate.getInput());
-    TensorLayout want = annotate.getLayout().toTensorLayout();
-    std::vector<unsigned> allowed;
-    for (auto [ci, c] : llvm::enumerate(nodes[pn].cands()))
-      if (c.resultLayouts[slot] == want)
-        allowed.push_back(ci);
-    if (!allowed.empty())
-      graph.restrict(nodes[pn].solverId, allowed, annotate.getPriority());
+    const OperandSource &src = sourcesOf(nodes[an])[0];
+    unsigned pn = src.node, slot = src.slot;
+    auto [it, inserted] = allowedOf.try_emplace(
+        {&nodes[pn].cands(), slot, annotate.getLayout().getAsOpaquePointer()});
+    if (inserted) {
+      TensorLayout want = annotate.getLayout().toTensorLayout();
+      for (auto [ci, c] : llvm::enumerate(nodes[pn].cands()))
+        if (sameLayout(c.resultLayouts[slot], want))
+          it->second.push_back(ci);
+    }
+    if (!it->second.empty())
+      graph.restrict(nodes[pn].solverId, it->second, annotate.getPriority());
   }
 
   SolverOptions sopts;
@@ -796,49 +1104,64 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   report.optimal = report.optimal && result.optimal;
 
   for (Node &n : nodes) {
-    const Candidate &c = n.cands()[result.assignment[n.solverId]];
-    n.chosenOperands = &c.operandLayouts;
-    n.chosenResults = &c.resultLayouts;
+    n.chosen = &n.cands()[result.assignment[n.solverId]];
     if (n.kind == Node::Op)
-      report.computeTimeUs += model.getComputeTimeUs(c.flops);
+      report.computeTimeUs += model.getComputeTimeUs(n.chosen->flops);
   }
   // Layout-free producers take the layout their only consumer wants; walk
   // backwards so a zero fill passes it on to its tensor.empty.
-  for (Operation &op : llvm::reverse(body.without_terminator())) {
-    if (!opNode.count(&op))
-      continue;
-    Node &cn = nodes[opNode[&op]];
-    for (OpOperand &use : op.getOpOperands()) {
-      Operation *def = use.get().getDefiningOp();
-      if (!def || !opNode.count(def) || !isLayoutFree(def) ||
-          !use.get().hasOneUse())
+  for (unsigned c = firstResult; c-- > firstOpNode;) {
+    const Node &cn = nodes[c];
+    for (auto [use, src] :
+         llvm::zip_equal(cn.op->getOpOperands(), sourcesOf(cn))) {
+      if (!readsLayoutFree(src, use.get()))
         continue;
-      Node &pn = nodes[opNode[def]];
-      TensorLayout want = cn.operandLayouts()[use.getOperandNumber()];
-      unsigned slot = cast<OpResult>(use.get()).getResultNumber();
-      pn.writable(/*results=*/true)[slot] = want;
+      Node &pn = nodes[src.node];
+      const TensorLayout *want = &cn.operandLayout(use.getOperandNumber());
+      pn.setLayout(/*results=*/true, src.slot, want);
       // A fill's init (its last operand) follows its result.
-      if (isa<linalg::FillOp>(def))
-        pn.writable(/*results=*/false).back() = want;
+      if (isa<linalg::FillOp>(pn.op))
+        pn.setLayout(/*results=*/false, pn.getNumOperandLayouts() - 1, want);
     }
   }
 
-  // Write back.
+  // Write back. Layouts and strategies repeat (the chosen layouts are
+  // elements of the shared candidate lists), so each attribute is built
+  // once per layout object / candidate.
+  llvm::DenseMap<const TensorLayout *, LayoutAttr> layoutAttrs;
   auto layoutAttr = [&](const TensorLayout &l) {
-    return LayoutAttr::get(meshAttr, l);
+    LayoutAttr &attr = layoutAttrs[&l];
+    if (!attr)
+      attr = LayoutAttr::get(meshAttr, l);
+    return attr;
   };
-  auto layoutOf = [&](Value v) -> TensorLayout {
-    auto [pn, slot] = producerOf(v);
-    return nodes[pn].resultLayouts()[slot];
-  };
-  for (BlockArgument arg : body.getArguments())
-    if (isa<RankedTensorType>(arg.getType()))
-      func.setArgAttr(arg.getArgNumber(), "dist.layout",
-                      layoutAttr(nodes[arg.getArgNumber()].resultLayouts()[0]));
+  {
+    auto layoutName = StringAttr::get(ctx, "dist.layout");
+    SmallVector<DictionaryAttr> argAttrs;
+    argAttrs.reserve(body.getNumArguments());
+    bool changed = false;
+    for (BlockArgument arg : body.getArguments()) {
+      DictionaryAttr attrs = func.getArgAttrDict(arg.getArgNumber());
+      if (isa<RankedTensorType>(arg.getType())) {
+        NamedAttrList list(attrs);
+        Attribute layout =
+            layoutAttr(nodes[arg.getArgNumber()].resultLayout(0));
+        if (list.set(layoutName, layout) != layout) {
+          attrs = list.getDictionary(ctx);
+          changed = true;
+        }
+      }
+      argAttrs.push_back(attrs);
+    }
+    // One update (setArgAttr per argument rebuilds the whole array each
+    // time), the same as setting them one by one.
+    if (changed)
+      func.setAllArgAttrs(argAttrs);
+  }
   SmallVector<LayoutAttr> returnLayouts;
   for (OpOperand &use : returnOp->getOpOperands()) {
     const Node &rn = nodes[firstResult + use.getOperandNumber()];
-    returnLayouts.push_back(layoutAttr(rn.operandLayouts()[0]));
+    returnLayouts.push_back(layoutAttr(rn.operandLayout(0)));
     if (isa<RankedTensorType>(use.get().getType()))
       func.setResultAttr(use.getOperandNumber(), "dist.layout",
                          returnLayouts.back());
@@ -908,34 +1231,31 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   auto planTime = [&](Value v, const TensorLayout &from,
                       const TensorLayout &to) {
     std::string error;
-    auto plan = planner.plan(getShape(v.getType()), getElemBytes(v.getType()),
-                             from, to, error);
-    return plan ? plan->timeUs : kInfeasibleCost;
+    std::optional<double> time = planner.costUs(
+        getShape(v.getType()), getElemBytes(v.getType()), from, to, error);
+    return time ? *time : kInfeasibleCost;
   };
-  auto fixUse = [&](OpOperand &use, const TensorLayout &want,
+  auto fixUse = [&](OpOperand &use, const OperandSource &src,
+                    const TensorLayout &want,
                     const Node &consumerNode) -> LogicalResult {
+    if (!src.tensor || !src.graph)
+      return success();
+    const Node &producerNode = nodes[src.node];
+    const TensorLayout &have = producerNode.resultLayout(src.slot);
+    if (sameLayout(have, want))
+      return success();
     Value v = use.get();
-    if (!isa<RankedTensorType>(v.getType()))
-      return success();
-    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() != &body)
-      return success();
-    if (!isa<BlockArgument>(v) && !opNode.count(v.getDefiningOp()))
-      return success();
-    TensorLayout have = layoutOf(v);
-    if (have == want)
-      return success();
-    const Node &producerNode = nodes[producerOf(v).first];
     // With a fan-out node, the value's shared layout: take it, or reshard
     // from whichever of the value and the shared reshard is cheaper (the
     // solver priced the latter, so the result is never worse).
     Value source = v;
-    TensorLayout from = have;
+    const TensorLayout *from = &have;
     if (auto fit = fanoutOf.find(v); fit != fanoutOf.end()) {
-      const TensorLayout &shared = nodes[fit->second].resultLayouts()[0];
+      const TensorLayout &shared = nodes[fit->second].resultLayout(0);
       bool sharedExists = reshards.count(
           std::make_pair(v.getAsOpaquePointer(), pricing.intern(shared)));
-      if (shared != have &&
-          (shared == want ||
+      if (!sameLayout(shared, have) &&
+          (sameLayout(shared, want) ||
            planTime(v, shared, want) +
                    (sharedExists ? 0.0 : planTime(v, have, shared)) <
                planTime(v, have, want))) {
@@ -944,12 +1264,12 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
         if (failed(r))
           return failure();
         source = *r;
-        from = shared;
+        from = &shared;
       }
     }
-    if (from != want) {
+    if (!sameLayout(*from, want)) {
       FailureOr<Value> r =
-          getReshard(source, from, want, use, producerNode, consumerNode);
+          getReshard(source, *from, want, use, producerNode, consumerNode);
       if (failed(r))
         return failure();
       source = *r;
@@ -957,52 +1277,109 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     use.set(source);
     return success();
   };
-  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
-    if (!opNode.count(&op))
-      continue; // inserted above, or scalar
-    Node &n = nodes[opNode[&op]];
-    for (OpOperand &use : op.getOpOperands())
-      if (use.getOperandNumber() < n.operandLayouts().size())
-        if (failed(fixUse(use, n.operandLayouts()[use.getOperandNumber()], n)))
+  // Strategies by chosen candidate (for nodes whose layouts are the
+  // candidate's), and the attribute dictionaries they make (an op's
+  // discardable attributes repeat across layers too).
+  auto strategyName = StringAttr::get(ctx, DistDialect::kStrategyAttrName);
+  llvm::DenseMap<const Candidate *, StrategyAttr> strategies;
+  llvm::DenseMap<std::pair<const void *, const void *>, DictionaryAttr>
+      withStrategy;
+  llvm::DenseMap<const void *, bool> strategyIsInherent;
+  auto strategyOf = [&](const Node &n) {
+    auto build = [&] {
+      SmallVector<LayoutAttr> ins, outs;
+      for (unsigned i = 0, e = n.getNumOperandLayouts(); i < e; ++i)
+        ins.push_back(layoutAttr(n.operandLayout(i)));
+      for (unsigned i = 0, e = n.getNumResultLayouts(); i < e; ++i)
+        outs.push_back(layoutAttr(n.resultLayout(i)));
+      return StrategyAttr::get(ctx, meshAttr, ins, outs);
+    };
+    if (!n.operandOverride.empty() || !n.resultOverride.empty())
+      return build();
+    StrategyAttr &attr = strategies[n.chosen];
+    if (!attr)
+      attr = build();
+    return attr;
+  };
+  // op->setAttr(strategyName, strategy), with the new dictionary cached.
+  auto setStrategy = [&](Operation *op, StrategyAttr strategy) {
+    auto [inh, first] =
+        strategyIsInherent.try_emplace(op->getName().getAsOpaquePointer());
+    if (first)
+      inh->second = op->getPropertiesStorageSize() &&
+                    op->getInherentAttr(strategyName).has_value();
+    if (inh->second) {
+      op->setAttr(strategyName, strategy);
+      return;
+    }
+    DictionaryAttr old = op->getRawDictionaryAttrs();
+    auto [it, inserted] = withStrategy.try_emplace(
+        {old.getAsOpaquePointer(), strategy.getAsOpaquePointer()});
+    if (inserted) {
+      NamedAttrList attrs(old);
+      it->second = attrs.set(strategyName, strategy) != strategy
+                       ? attrs.getDictionary(ctx)
+                       : old;
+    }
+    op->setDiscardableAttrs(it->second);
+  };
+  std::vector<TensorLayout> reportIns, reportOuts;
+  // The graph ops in order (the reshards inserted above are not among
+  // them).
+  for (unsigned ni = firstOpNode; ni < firstResult; ++ni) {
+    const Node &n = nodes[ni];
+    Operation &op = *n.op;
+    unsigned numLayouts = n.getNumOperandLayouts();
+    for (auto [use, src] : llvm::zip_equal(op.getOpOperands(), sourcesOf(n)))
+      if (use.getOperandNumber() < numLayouts)
+        if (failed(
+                fixUse(use, src, n.operandLayout(use.getOperandNumber()), n)))
           return failure();
-    if (report.wantStrategies)
-      report.addStrategy(&op, n.operandLayouts(), n.resultLayouts(), dmesh);
+    if (report.wantStrategies) {
+      reportIns.clear();
+      reportOuts.clear();
+      for (unsigned i = 0, e = n.getNumOperandLayouts(); i < e; ++i)
+        reportIns.push_back(n.operandLayout(i));
+      for (unsigned i = 0, e = n.getNumResultLayouts(); i < e; ++i)
+        reportOuts.push_back(n.resultLayout(i));
+      report.addStrategy(&op, reportIns, reportOuts, dmesh);
+    }
     if (isa<AnnotateOp, ReshardOp>(op))
       continue; // self-describing
-    SmallVector<LayoutAttr> ins, outs;
-    for (auto [i, l] : llvm::enumerate(n.operandLayouts()))
-      ins.push_back(layoutAttr(l));
-    for (const TensorLayout &l : n.resultLayouts())
-      outs.push_back(layoutAttr(l));
-    op.setAttr(DistDialect::kStrategyAttrName,
-               StrategyAttr::get(ctx, meshAttr, ins, outs));
+    setStrategy(&op, strategyOf(n));
   }
   for (OpOperand &use : returnOp->getOpOperands()) {
     const Node &rn = nodes[firstResult + use.getOperandNumber()];
-    if (failed(fixUse(use, rn.operandLayouts()[0], rn)))
+    if (failed(fixUse(use, sourceOf(use.get()), rn.operandLayout(0), rn)))
       return failure();
   }
   returnOp->setAttr(DistDialect::kStrategyAttrName,
                     StrategyAttr::get(ctx, meshAttr, returnLayouts, {}));
 
-  // Memory: every value once, at its producer's layout.
+  // Memory: every value once, at its producer's layout (repeating layouts
+  // and types priced once).
+  llvm::DenseMap<std::pair<const void *, const void *>, double> bytesOf;
+  auto tensorBytes = [&](const TensorLayout &l, Type type) {
+    auto [it, inserted] = bytesOf.try_emplace(
+        {static_cast<const void *>(&l), type.getAsOpaquePointer()}, 0.0);
+    if (inserted)
+      it->second =
+          model.getTensorBytesPerDevice(l, getShape(type), getElemBytes(type));
+    return it->second;
+  };
   for (BlockArgument arg : body.getArguments())
     if (isa<RankedTensorType>(arg.getType()))
-      report.memoryBytesPerDevice += model.getTensorBytesPerDevice(
-          nodes[arg.getArgNumber()].resultLayouts()[0], getShape(arg.getType()),
-          getElemBytes(arg.getType()));
-  for (Operation &op : body.without_terminator()) {
-    if (!opNode.count(&op))
-      continue;
-    const Node &n = nodes[opNode[&op]];
-    for (OpResult r : op.getResults())
+      report.memoryBytesPerDevice +=
+          tensorBytes(nodes[arg.getArgNumber()].resultLayout(0), arg.getType());
+  for (unsigned i = firstOpNode; i < firstResult; ++i) {
+    const Node &n = nodes[i];
+    for (OpResult r : n.op->getResults())
       if (isa<RankedTensorType>(r.getType()) &&
-          r.getResultNumber() < n.resultLayouts().size())
-        report.memoryBytesPerDevice += model.getTensorBytesPerDevice(
-            n.resultLayouts()[r.getResultNumber()], getShape(r.getType()),
-            getElemBytes(r.getType()));
+          r.getResultNumber() < n.getNumResultLayouts())
+        report.memoryBytesPerDevice +=
+            tensorBytes(n.resultLayout(r.getResultNumber()), r.getType());
   }
-  report.numOps += opNode.size();
+  report.numOps += firstResult - firstOpNode;
   return success();
 }
 

@@ -13,10 +13,13 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <queue>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 using namespace autoshard;
@@ -35,15 +38,18 @@ void SolverGraph::addEdge(unsigned src, unsigned dst,
                           std::vector<unsigned> dstClass,
                           unsigned numSrcClasses, unsigned numDstClasses,
                           std::vector<double> cost) {
-  Edge e;
-  e.src = src;
-  e.dst = dst;
-  e.srcClass = std::move(srcClass);
-  e.dstClass = std::move(dstClass);
-  e.numSrcClasses = numSrcClasses;
-  e.numDstClasses = numDstClasses;
-  e.cost = std::move(cost);
-  edges.push_back(std::move(e));
+  auto table = std::make_shared<EdgeTable>();
+  table->srcClass = std::move(srcClass);
+  table->dstClass = std::move(dstClass);
+  table->numSrcClasses = numSrcClasses;
+  table->numDstClasses = numDstClasses;
+  table->cost = std::move(cost);
+  addEdge(src, dst, std::move(table));
+}
+
+void SolverGraph::addEdge(unsigned src, unsigned dst,
+                          std::shared_ptr<const EdgeTable> table) {
+  edges.push_back({src, dst, std::move(table)});
 }
 
 void SolverGraph::addEdge(unsigned src, unsigned dst,
@@ -67,23 +73,31 @@ std::string SolverGraph::validate() const {
   for (unsigned n = 0; n < nodes.size(); ++n)
     if (nodes[n].costs.empty())
       return "node '" + nodes[n].key + "' has no candidate";
+  // A shared table is checked once (its sizes against each edge's nodes).
+  std::set<const EdgeTable *> checked;
   for (const Edge &e : edges) {
     if (e.src >= nodes.size() || e.dst >= nodes.size())
       return "edge refers to a node that does not exist";
     if (e.src == e.dst)
       return "edge from node '" + nodes[e.src].key + "' to itself";
-    if (e.srcClass.size() != getNumCandidates(e.src) ||
-        e.dstClass.size() != getNumCandidates(e.dst))
+    if (!e.table)
+      return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
+             "' has no cost table";
+    const EdgeTable &t = *e.table;
+    if (t.srcClass.size() != getNumCandidates(e.src) ||
+        t.dstClass.size() != getNumCandidates(e.dst))
       return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
              "' does not map every candidate to a class";
-    if (e.cost.size() != static_cast<size_t>(e.numSrcClasses) * e.numDstClasses)
+    if (!checked.insert(&t).second)
+      continue;
+    if (t.cost.size() != static_cast<size_t>(t.numSrcClasses) * t.numDstClasses)
       return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
              "' has a cost table of the wrong size";
-    for (unsigned c : e.srcClass)
-      if (c >= e.numSrcClasses)
+    for (unsigned c : t.srcClass)
+      if (c >= t.numSrcClasses)
         return "edge class out of range";
-    for (unsigned c : e.dstClass)
-      if (c >= e.numDstClasses)
+    for (unsigned c : t.dstClass)
+      if (c >= t.numDstClasses)
         return "edge class out of range";
   }
   for (const Restriction &r : restrictions) {
@@ -169,11 +183,17 @@ autoshard::resolveRestrictions(const SolverGraph &graph) {
 
 namespace {
 
+/// Pair matrices and elimination tables end with kPad unused entries, so the
+/// elimination kernel may read a whole vector past the end of a row.
+constexpr size_t kPad = 4;
+
 /// A merged edge between nodes a and b (rank(a) < rank(b)) over their
-/// allowed candidates: m[i * kb + j].
+/// allowed candidates: m[i * kb + j]. Pairs built from the same edge table
+/// (the layers of a model) share one matrix.
 struct Pair {
   unsigned a = 0, b = 0;
-  std::vector<double> m;
+  std::shared_ptr<const std::vector<double>> matrix;
+  const double *m = nullptr; // matrix->data()
   double minEntry = 0.0;
   double weight = 0.0;
 };
@@ -181,6 +201,8 @@ struct Pair {
 struct Problem {
   unsigned n = 0;
   std::vector<std::vector<unsigned>> allowed;
+  /// Whether allowed[v] is every candidate of v (no restriction bit).
+  std::vector<bool> unrestricted;
   std::vector<std::vector<double>> unary;
   std::vector<unsigned> rankOrder; // nodes sorted by canonical key
   std::vector<unsigned> rank;      // node -> position in rankOrder
@@ -210,70 +232,136 @@ Problem normalise(const SolverGraph &graph) {
   Problem pb;
   pb.n = graph.getNumNodes();
   pb.allowed = resolveRestrictions(graph);
+  pb.unrestricted.resize(pb.n);
   pb.unary.resize(pb.n);
-  for (unsigned v = 0; v < pb.n; ++v)
+  for (unsigned v = 0; v < pb.n; ++v) {
+    pb.unrestricted[v] = pb.k(v) == graph.getNumCandidates(v);
+    pb.unary[v].reserve(pb.k(v));
     for (unsigned c : pb.allowed[v])
       pb.unary[v].push_back(graph.getNode(v).costs[c]);
+  }
 
+  // Rank = key order (ties by id). The keys' first 8 bytes, big-endian and
+  // zero-padded, order them as the strings do wherever they differ, so most
+  // comparisons never touch the strings.
+  std::vector<std::pair<uint64_t, unsigned>> byKey(pb.n);
+  for (unsigned v = 0; v < pb.n; ++v) {
+    const std::string &key = graph.getNode(v).key;
+    uint64_t prefix = 0;
+    for (size_t i = 0; i < 8; ++i)
+      prefix = (prefix << 8) |
+               (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
+    byKey[v] = {prefix, v};
+  }
+  std::sort(byKey.begin(), byKey.end(), [&](const auto &x, const auto &y) {
+    if (x.first != y.first)
+      return x.first < y.first;
+    int c = graph.getNode(x.second).key.compare(graph.getNode(y.second).key);
+    return c != 0 ? c < 0 : x.second < y.second;
+  });
   pb.rankOrder.resize(pb.n);
-  std::iota(pb.rankOrder.begin(), pb.rankOrder.end(), 0u);
-  std::stable_sort(pb.rankOrder.begin(), pb.rankOrder.end(),
-                   [&](unsigned x, unsigned y) {
-                     return graph.getNode(x).key < graph.getNode(y).key;
-                   });
+  for (unsigned i = 0; i < pb.n; ++i)
+    pb.rankOrder[i] = byKey[i].second;
   pb.rank.resize(pb.n);
   for (unsigned i = 0; i < pb.n; ++i)
     pb.rank[pb.rankOrder[i]] = i;
 
-  // Merge edges per unordered pair of ranks; std::map keeps rank order.
-  std::map<std::pair<unsigned, unsigned>, unsigned> pairIds;
-  for (const auto &e : graph.getEdges()) {
-    bool srcFirst = pb.rank[e.src] < pb.rank[e.dst];
-    unsigned a = srcFirst ? e.src : e.dst, b = srcFirst ? e.dst : e.src;
-    auto key = std::make_pair(pb.rank[a], pb.rank[b]);
-    auto it = pairIds.find(key);
-    if (it == pairIds.end()) {
-      Pair p;
-      p.a = a;
-      p.b = b;
-      p.m.assign(pb.k(a) * pb.k(b), 0.0);
-      it = pairIds.emplace(key, pb.pairs.size()).first;
-      pb.pairs.push_back(std::move(p));
-    }
-    Pair &p = pb.pairs[it->second];
-    unsigned kb = pb.k(b);
-    for (unsigned i = 0; i < pb.k(a); ++i)
-      for (unsigned j = 0; j < kb; ++j) {
-        unsigned cs = srcFirst ? pb.allowed[a][i] : pb.allowed[b][j];
-        unsigned cd = srcFirst ? pb.allowed[b][j] : pb.allowed[a][i];
-        double &slot = p.m[i * kb + j];
-        slot = std::min(kInfeasibleCost, slot + e.get(cs, cd));
-      }
+  // Group edges per unordered pair of nodes, in rank order of the pair
+  // (then in the order the edges were added, as the sums below require).
+  const auto &edges = graph.getEdges();
+  std::vector<std::pair<uint64_t, unsigned>> byPair;
+  byPair.reserve(edges.size());
+  for (unsigned i = 0; i < edges.size(); ++i) {
+    unsigned ra = pb.rank[edges[i].src], rb = pb.rank[edges[i].dst];
+    if (ra > rb)
+      std::swap(ra, rb);
+    byPair.emplace_back((uint64_t(ra) << 32) | rb, i);
   }
-  // Re-sort pairs into rank order (pairIds is ordered by rank key).
-  std::vector<Pair> sorted;
-  sorted.reserve(pb.pairs.size());
-  for (auto &[key, id] : pairIds)
-    sorted.push_back(std::move(pb.pairs[id]));
-  pb.pairs = std::move(sorted);
+  std::sort(byPair.begin(), byPair.end());
 
-  pb.incident.resize(pb.n);
-  for (unsigned id = 0; id < pb.pairs.size(); ++id) {
-    Pair &p = pb.pairs[id];
+  // Dense matrices of pairs made of one edge between unrestricted nodes
+  // depend only on the edge's table and direction: built once per table.
+  struct Shared {
+    std::shared_ptr<const std::vector<double>> matrix;
+    double minEntry, weight;
+  };
+  struct TableHash {
+    size_t
+    operator()(const std::pair<const SolverGraph::EdgeTable *, bool> &k) const {
+      return std::hash<const void *>()(k.first) * 2 + k.second;
+    }
+  };
+  std::unordered_map<std::pair<const SolverGraph::EdgeTable *, bool>, Shared,
+                     TableHash>
+      shared;
+  auto summarise = [](const std::vector<double> &m, double &minEntry,
+                      double &weight) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     bool infeasible = false;
-    for (double c : p.m) {
+    for (size_t i = 0; i + kPad < m.size(); ++i) {
+      double c = m[i];
       lo = std::min(lo, c);
       if (c >= kInfeasibleCost / 2)
         infeasible = true;
       else
         hi = std::max(hi, c);
     }
-    p.minEntry = lo;
+    minEntry = lo;
     // Edges that forbid combinations must be solved exactly first.
-    p.weight = infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
-    pb.incident[p.a].push_back(id);
-    pb.incident[p.b].push_back(id);
+    weight = infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
+  };
+  for (size_t first = 0; first < byPair.size();) {
+    size_t last = first + 1;
+    while (last < byPair.size() && byPair[last].first == byPair[first].first)
+      ++last;
+    const SolverGraph::Edge &e0 = edges[byPair[first].second];
+    bool srcFirst0 = pb.rank[e0.src] < pb.rank[e0.dst];
+    Pair p;
+    p.a = srcFirst0 ? e0.src : e0.dst;
+    p.b = srcFirst0 ? e0.dst : e0.src;
+    unsigned a = p.a, b = p.b, ka = pb.k(a), kb = pb.k(b);
+    auto fill = [&](std::vector<double> &m) {
+      m.assign(size_t(ka) * kb + kPad, 0.0);
+      for (size_t i = first; i < last; ++i) {
+        const SolverGraph::Edge &e = edges[byPair[i].second];
+        bool srcFirst = e.src == a;
+        const SolverGraph::EdgeTable &t = *e.table;
+        for (unsigned x = 0; x < ka; ++x)
+          for (unsigned y = 0; y < kb; ++y) {
+            unsigned cs = srcFirst ? pb.allowed[a][x] : pb.allowed[b][y];
+            unsigned cd = srcFirst ? pb.allowed[b][y] : pb.allowed[a][x];
+            double &slot = m[size_t(x) * kb + y];
+            slot = std::min(kInfeasibleCost, slot + t.get(cs, cd));
+          }
+      }
+    };
+    if (last == first + 1 && pb.unrestricted[a] && pb.unrestricted[b]) {
+      auto [it, inserted] =
+          shared.try_emplace({e0.table.get(), srcFirst0}, Shared{});
+      if (inserted) {
+        auto m = std::make_shared<std::vector<double>>();
+        fill(*m);
+        summarise(*m, it->second.minEntry, it->second.weight);
+        it->second.matrix = std::move(m);
+      }
+      p.matrix = it->second.matrix;
+      p.minEntry = it->second.minEntry;
+      p.weight = it->second.weight;
+    } else {
+      auto m = std::make_shared<std::vector<double>>();
+      fill(*m);
+      summarise(*m, p.minEntry, p.weight);
+      p.matrix = std::move(m);
+    }
+    p.m = p.matrix->data();
+    pb.pairs.push_back(std::move(p));
+    first = last;
+  }
+
+  pb.incident.resize(pb.n);
+  for (unsigned id = 0; id < pb.pairs.size(); ++id) {
+    pb.incident[pb.pairs[id].a].push_back(id);
+    pb.incident[pb.pairs[id].b].push_back(id);
   }
   return pb;
 }
@@ -431,6 +519,18 @@ bool icm(const Problem &pb, std::vector<unsigned> &x) {
 // Variable elimination
 //===----------------------------------------------------------------------===//
 
+/// A hash of n doubles' bit patterns.
+uint64_t hashEntries(const double *x, size_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t b;
+    std::memcpy(&b, x + i, sizeof(b));
+    h = (h ^ b) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
 /// Exact min-sum by bucket elimination. Computation graphs are long but
 /// narrow (a residual stream with diamonds: Q/K/V branches, layer-norm
 /// statistics), so eliminating the node whose new table is smallest keeps
@@ -438,23 +538,143 @@ bool icm(const Problem &pb, std::vector<unsigned> &x) {
 /// (returns false) when a table would exceed `maxTable` entries, the kept
 /// argmin tables 16 * `maxTable`, or the total work `maxWork`; the caller
 /// then falls back to the local search.
+/// Four doubles and their comparison mask (GCC/Clang vector extensions:
+/// lowered to SSE2 pairs, or one AVX2 register in the avx2 clone).
+typedef double V4 __attribute__((vector_size(32)));
+typedef long long M4 __attribute__((vector_size(32)));
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define AUTOSHARD_VECTOR_CLONES                                                \
+  __attribute__((target_clones("avx2", "default")))
+#else
+#define AUTOSHARD_VECTOR_CLONES
+#endif
+
+/// The inner loops of an elimination with N live factors (the common
+/// counts get unrolled instances): rows[i] is factor i's row over the
+/// scope's last node for candidate cv, or a splat of its constant.
+template <int N>
+inline void
+minRowN(unsigned kv, unsigned kw4, size_t numLive, const double *unary,
+        const double *const *tab, const size_t *base, const size_t *vStride,
+        const size_t *wStride, double *best, double *arg, double *splat) {
+  const size_t n = N > 0 ? N : numLive;
+  const double *rows[8];
+  const double **rowsP = n <= 8 ? rows : new const double *[n];
+  for (unsigned cv = 0; cv < kv; ++cv) {
+    const double u = unary[cv];
+    const double cvd = cv;
+    const V4 c = {cvd, cvd, cvd, cvd};
+    for (size_t i = 0; i < n; ++i) {
+      const double *row = tab[i] + base[i] + cv * vStride[i];
+      if (wStride[i]) {
+        rowsP[i] = row;
+      } else {
+        // A factor without the last node: the same value for every w.
+        double *sp = splat + i * kw4;
+        for (unsigned w = 0; w < kw4; ++w)
+          sp[w] = row[0];
+        rowsP[i] = sp;
+      }
+    }
+    for (unsigned w = 0; w < kw4; w += 4) {
+      V4 sum = {u, u, u, u};
+      for (size_t i = 0; i < n; ++i) {
+        V4 r;
+        std::memcpy(&r, rowsP[i] + w, sizeof(r));
+        sum += r;
+      }
+      V4 b, g;
+      std::memcpy(&b, best + w, sizeof(b));
+      std::memcpy(&g, arg + w, sizeof(g));
+      // Ties keep the earlier candidate, as a scalar `if (sum < best)` scan.
+      M4 lower = sum < b;
+      b = (V4)(((M4)sum & lower) | ((M4)b & ~lower));
+      g = (V4)(((M4)c & lower) | ((M4)g & ~lower));
+      std::memcpy(best + w, &b, sizeof(b));
+      std::memcpy(arg + w, &g, sizeof(g));
+    }
+  }
+  if (rowsP != rows)
+    delete[] rowsP;
+}
+
+/// The inner loops of an elimination, for one assignment of the scope's
+/// outer nodes: for every candidate w < kw of the scope's last node, the
+/// minimum over v's candidates cv of unary[cv] plus each live factor's
+/// entry (added in factor order), and the first cv reaching it. Factor i's
+/// entry for (cv, w) is tab[i][base[i] + cv * vStride[i] + w * wStride[i]]
+/// with wStride 0 or 1. best and arg hold kw entries rounded up to 4;
+/// splat holds numLive times as many.
+AUTOSHARD_VECTOR_CLONES
+void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
+            const double *const *tab, const size_t *base, const size_t *vStride,
+            const size_t *wStride, double *best, double *arg, double *splat) {
+  const unsigned kw4 = (kw + 3) & ~3u;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (unsigned w = 0; w < kw4; ++w) {
+    best[w] = inf;
+    arg[w] = 0.0;
+  }
+  switch (numLive) {
+  case 1:
+    return minRowN<1>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
+                      best, arg, splat);
+  case 2:
+    return minRowN<2>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
+                      best, arg, splat);
+  case 3:
+    return minRowN<3>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
+                      best, arg, splat);
+  case 4:
+    return minRowN<4>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
+                      best, arg, splat);
+  default:
+    return minRowN<0>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
+                      best, arg, splat);
+  }
+}
+
 struct Eliminator {
   const Problem &pb;
   uint64_t maxTable, maxWork;
   uint64_t work = 0, stored = 0;
 
+  using Table = std::shared_ptr<const std::vector<double>>;
   struct Factor {
     std::vector<unsigned> scope; // nodes, row-major (last is minor)
-    std::vector<double> table;
+    /// Shared with the problem's pair matrices for the initial factors, and
+    /// between repeated eliminations (see Memo).
+    Table table;
+    /// Hash of the table's entries (for the memo).
+    uint64_t hash = 0;
     bool alive = true;
   };
+  /// Models repeat their layers, and so do eliminations: the same unary
+  /// costs and the same factor tables, laid out the same way, give the same
+  /// new table and argmin. A memo keyed by a hash of those inputs (checked
+  /// entry by entry on a hit, never trusted alone) shares the earlier
+  /// result. Entries keep their inputs alive for the check, so the memo
+  /// stops growing after kMemoEntries entries (already stored ones still
+  /// hit).
+  struct MemoEntry {
+    std::vector<double> unary;
+    std::vector<size_t> layout; // strides of every input, see eliminate()
+    std::vector<Table> inputs;
+    Table table;
+    uint64_t hash = 0;
+    std::shared_ptr<const std::vector<unsigned>> argmin;
+  };
+  static constexpr size_t kMemoEntries = 1 << 16;
+  std::unordered_multimap<uint64_t, MemoEntry> memo;
+  size_t memoHits = 0;
   std::vector<Factor> factors;
   std::vector<std::vector<unsigned>> factorsOf; // node -> factor ids
   std::vector<std::vector<unsigned>> adj;       // sorted by rank
   struct Step {
     unsigned node;
     std::vector<unsigned> scope;
-    std::vector<unsigned> argmin;
+    std::shared_ptr<const std::vector<unsigned>> argmin;
   };
   std::vector<Step> steps;
 
@@ -475,10 +695,15 @@ struct Eliminator {
     auto byRank = [&](unsigned x, unsigned y) {
       return pb.rank[x] < pb.rank[y];
     };
+    std::unordered_map<const void *, uint64_t> pairHashes;
     for (const Pair &p : pb.pairs) {
       Factor f;
       f.scope = {p.a, p.b};
-      f.table = p.m;
+      f.table = p.matrix;
+      auto [it, inserted] = pairHashes.try_emplace(p.matrix.get(), 0);
+      if (inserted)
+        it->second = hashEntries(p.m, size_t(pb.k(p.a)) * pb.k(p.b));
+      f.hash = it->second;
       factorsOf[p.a].push_back(factors.size());
       factorsOf[p.b].push_back(factors.size());
       factors.push_back(std::move(f));
@@ -490,37 +715,47 @@ struct Eliminator {
       a.erase(std::unique(a.begin(), a.end()), a.end());
     }
     // Min-weight order: the node whose new table is smallest, ties by rank.
-    std::set<std::pair<double, unsigned>> queue;
+    // A heap with stale entries skipped on the way out (a node's entry is
+    // current while its score is unchanged) pops what an ordered set of the
+    // current entries would.
+    using Item = std::pair<double, unsigned>; // (score, rank)
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
     std::vector<double> score(n);
     for (unsigned v = 0; v < n; ++v) {
       score[v] = tableSize(v);
-      queue.insert({score[v], pb.rank[v]});
+      queue.push({score[v], pb.rank[v]});
     }
     std::vector<bool> gone(n, false);
+    std::vector<unsigned> nbrs, merged;
     while (!queue.empty()) {
-      unsigned v = pb.rankOrder[queue.begin()->second];
-      queue.erase(queue.begin());
+      auto [itemScore, itemRank] = queue.top();
+      queue.pop();
+      unsigned v = pb.rankOrder[itemRank];
+      if (gone[v] || itemScore != score[v])
+        continue;
       if (score[v] > static_cast<double>(maxTable))
         return false;
       if (!eliminate(v))
         return false;
       gone[v] = true;
       // The neighbours now form a clique (the new factor's scope).
-      std::vector<unsigned> nbrs = adj[v];
+      nbrs = adj[v];
       for (unsigned u : nbrs) {
-        std::vector<unsigned> merged;
+        merged.clear();
         std::set_union(adj[u].begin(), adj[u].end(), nbrs.begin(), nbrs.end(),
                        std::back_inserter(merged), byRank);
         merged.erase(
             std::remove_if(merged.begin(), merged.end(),
                            [&](unsigned w) { return w == u || w == v; }),
             merged.end());
-        adj[u] = std::move(merged);
+        adj[u].assign(merged.begin(), merged.end());
       }
       for (unsigned u : nbrs) {
-        queue.erase({score[u], pb.rank[u]});
-        score[u] = tableSize(u);
-        queue.insert({score[u], pb.rank[u]});
+        double updated = tableSize(u);
+        if (updated != score[u]) {
+          score[u] = updated;
+          queue.push({score[u], pb.rank[u]});
+        }
       }
     }
     // Decode in reverse elimination order.
@@ -529,11 +764,74 @@ struct Eliminator {
       size_t index = 0;
       for (unsigned u : it->scope)
         index = index * pb.k(u) + out[u];
-      out[it->node] = it->argmin[index];
+      out[it->node] = (*it->argmin)[index];
     }
     return true;
   }
 
+  /// Strides of factor `f`'s table for the positions of `scope` (0 where
+  /// absent) and for `v`, in `strides` and `vStride`.
+  void stridesOf(const Factor &f, const std::vector<unsigned> &scope,
+                 unsigned v, size_t *strides, size_t &vStride) const {
+    std::fill(strides, strides + scope.size(), 0);
+    vStride = 0;
+    size_t stride = 1;
+    for (size_t j = f.scope.size(); j-- > 0;) {
+      unsigned u = f.scope[j];
+      if (u == v)
+        vStride = stride;
+      else
+        strides[std::find(scope.begin(), scope.end(), u) - scope.begin()] =
+            stride;
+      stride *= pb.k(u);
+    }
+  }
+
+  /// `f`'s table with node `w` moved to the minor-most position (so rows
+  /// over w are contiguous), and the matching scope.
+  std::vector<double> minorCopy(const Factor &f, unsigned w,
+                                std::vector<unsigned> &scope) const {
+    scope.clear();
+    for (unsigned u : f.scope)
+      if (u != w)
+        scope.push_back(u);
+    scope.push_back(w);
+    std::vector<size_t> oldStride(f.scope.size());
+    size_t stride = 1;
+    for (size_t j = f.scope.size(); j-- > 0;) {
+      oldStride[j] = stride;
+      stride *= pb.k(f.scope[j]);
+    }
+    // Old strides in the new order.
+    std::vector<size_t> from(scope.size());
+    for (size_t j = 0; j < scope.size(); ++j)
+      from[j] = oldStride[std::find(f.scope.begin(), f.scope.end(), scope[j]) -
+                          f.scope.begin()];
+    const std::vector<double> &in = *f.table;
+    std::vector<double> out(in.size()); // padded as the input
+    std::vector<unsigned> digit(scope.size(), 0);
+    size_t src = 0;
+    for (size_t i = 0; i < stride; ++i) {
+      out[i] = in[src];
+      for (size_t j = scope.size(); j-- > 0;) {
+        src += from[j];
+        if (++digit[j] < pb.k(scope[j]))
+          break;
+        src -= from[j] * digit[j];
+        digit[j] = 0;
+      }
+    }
+    return out;
+  }
+
+  /// Eliminates v: the new factor over v's neighbours (the scope) holds, for
+  /// every assignment of the scope, min over v's candidates of v's unary plus
+  /// every live factor on v (added in factor order), and the argmin (the
+  /// first minimal candidate) is kept for decoding. The loops run over the
+  /// scope's last node innermost, with every factor's row over it contiguous
+  /// (or constant), so the additions and comparisons vectorise; each entry's
+  /// sum is formed in the same order as a per-entry loop would, so the result
+  /// does not depend on this layout.
   bool eliminate(unsigned v) {
     Step step;
     step.node = v;
@@ -543,8 +841,8 @@ struct Eliminator {
     for (unsigned u : scope)
       size *= pb.k(u);
     unsigned kv = pb.k(v);
-    // Each factor on v: its stride for every scope position and for v.
-    std::vector<unsigned> live;
+    std::vector<unsigned> &live = liveScratch;
+    live.clear();
     for (unsigned id : factorsOf[v])
       if (factors[id].alive)
         live.push_back(id);
@@ -555,89 +853,75 @@ struct Eliminator {
     stored += size;
     if (work > maxWork || stored > 16 * maxTable)
       return false;
-    std::vector<std::vector<size_t>> strides(
-        live.size(), std::vector<size_t>(scope.size(), 0));
-    std::vector<size_t> vStride(live.size(), 0);
-    for (size_t i = 0; i < live.size(); ++i) {
-      const Factor &f = factors[live[i]];
-      size_t stride = 1;
-      for (size_t j = f.scope.size(); j-- > 0;) {
-        unsigned u = f.scope[j];
-        if (u == v) {
-          vStride[i] = stride;
-        } else {
-          auto pos = std::find(scope.begin(), scope.end(), u) - scope.begin();
-          strides[i][pos] = stride;
-        }
-        stride *= pb.k(u);
-      }
+
+    // The innermost node w (the scope's last) and the outer positions.
+    const size_t numOuter = scope.empty() ? 0 : scope.size() - 1;
+    const size_t rowStride = numOuter + 1;
+    const unsigned kw = scope.empty() ? 1 : pb.k(scope.back());
+    const size_t numLive = live.size();
+    // Every input's strides (outer positions, w, then v): with the scope's
+    // sizes, v's unary costs and the tables, they determine the result.
+    std::vector<size_t> &layout = layoutScratch;
+    layout.assign(numLive * (rowStride + 1), 0);
+    for (size_t i = 0; i < numLive; ++i)
+      stridesOf(factors[live[i]], scope, v, &layout[i * (rowStride + 1)],
+                layout[i * (rowStride + 1) + rowStride]);
+    // The scope's sizes follow from the strides and the tables' sizes; they
+    // are part of the key anyway.
+    for (unsigned u : scope)
+      layout.push_back(pb.k(u));
+    const std::vector<double> &unaryV = pb.unary[v];
+    uint64_t key =
+        hashEntries(unaryV.data(), kv) ^ (size * 0x9e3779b97f4a7c15ull);
+    for (size_t i = 0; i < numLive; ++i) {
+      key = (key ^ factors[live[i]].hash) * 0xc2b2ae3d27d4eb4full;
+      key ^= key >> 29;
     }
+    for (size_t x : layout) {
+      key = (key ^ x) * 0x165667b19e3779f9ull;
+      key ^= key >> 29;
+    }
+
     Factor g;
     g.scope = scope;
-    g.table.assign(size, 0.0);
-    step.argmin.assign(size, 0);
-    std::vector<unsigned> digit(scope.size(), 0);
-    std::vector<size_t> base(live.size(), 0);
-    // Raw pointers hoisted out of the hot loop: the stores into g.table and
-    // step.argmin would otherwise force reloading every vector's data
-    // pointer (they may alias as far as the compiler knows). Same sums in the
-    // same order, so the result is bit-identical.
-    const size_t numLive = live.size();
-    std::vector<const double *> tab(numLive);
-    for (size_t i = 0; i < numLive; ++i)
-      tab[i] = factors[live[i]].table.data();
-    std::vector<unsigned> extent(scope.size());
-    for (size_t j = 0; j < scope.size(); ++j)
-      extent[j] = pb.k(scope[j]);
-    const double *unary = pb.unary[v].data();
-    double *outTable = g.table.data();
-    unsigned *outArg = step.argmin.data();
-    size_t *baseP = base.data();
-    const size_t *vStrideP = vStride.data();
-    // Per scope index, the sums of all v candidates, factor by factor: the
-    // inner loops then run over kv (long, often unit stride) rather than
-    // over the few live factors. Each sum still adds unary, then factor 0,
-    // 1, ... in order, so it is bit-identical to summing per candidate.
-    std::vector<double> acc(kv);
-    double *accP = acc.data();
-    for (size_t index = 0; index < size; ++index) {
-      for (unsigned cv = 0; cv < kv; ++cv)
-        accP[cv] = unary[cv];
-      for (size_t i = 0; i < numLive; ++i) {
-        const double *row = tab[i] + baseP[i];
-        size_t vs = vStrideP[i];
-        if (vs == 1)
-          for (unsigned cv = 0; cv < kv; ++cv)
-            accP[cv] += row[cv];
-        else
-          for (unsigned cv = 0; cv < kv; ++cv)
-            accP[cv] += row[cv * vs];
+    const MemoEntry *hit = nullptr;
+    auto range = memo.equal_range(key);
+    for (auto it = range.first; it != range.second && !hit; ++it) {
+      const MemoEntry &e = it->second;
+      if (e.unary != unaryV || e.layout != layout ||
+          e.inputs.size() != numLive || e.argmin->size() != size)
+        continue;
+      bool same = true;
+      for (size_t i = 0; i < numLive && same; ++i) {
+        const Table &t = factors[live[i]].table;
+        same = t == e.inputs[i] || *t == *e.inputs[i];
       }
-      double best = std::numeric_limits<double>::infinity();
-      unsigned arg = 0;
-      for (unsigned cv = 0; cv < kv; ++cv) {
-        if (accP[cv] < best) {
-          best = accP[cv];
-          arg = cv;
-        }
-      }
-      outTable[index] = std::min(kInfeasibleCost, best);
-      outArg[index] = arg;
-      // Odometer over the scope, minor-most last.
-      for (size_t j = scope.size(); j-- > 0;) {
-        for (size_t i = 0; i < numLive; ++i)
-          baseP[i] += strides[i][j];
-        if (++digit[j] < extent[j])
-          break;
-        for (size_t i = 0; i < numLive; ++i)
-          baseP[i] -= strides[i][j] * digit[j];
-        digit[j] = 0;
+      if (same)
+        hit = &e;
+    }
+    if (hit) {
+      ++memoHits;
+      g.table = hit->table;
+      g.hash = hit->hash;
+      step.argmin = hit->argmin;
+    } else {
+      computeTable(v, scope, live, size, kw, numOuter, g, step);
+      g.hash = hashEntries(g.table->data(), size);
+      if (memo.size() < kMemoEntries) {
+        MemoEntry e;
+        e.unary = unaryV;
+        e.layout = layout;
+        for (unsigned id : live)
+          e.inputs.push_back(factors[id].table);
+        e.table = g.table;
+        e.hash = g.hash;
+        e.argmin = step.argmin;
+        memo.emplace(key, std::move(e));
       }
     }
     for (unsigned id : live) {
       factors[id].alive = false;
-      factors[id].table.clear();
-      factors[id].table.shrink_to_fit();
+      factors[id].table.reset();
     }
     if (!scope.empty()) {
       for (unsigned u : scope)
@@ -647,6 +931,75 @@ struct Eliminator {
     steps.push_back(std::move(step));
     return true;
   }
+
+  /// The new table and argmin of eliminating v (see eliminate()).
+  void computeTable(unsigned v, const std::vector<unsigned> &scope,
+                    const std::vector<unsigned> &live, size_t size, unsigned kw,
+                    size_t numOuter, Factor &g, Step &step) {
+    const size_t numLive = live.size();
+    const size_t rowStride = numOuter + 1;
+    std::vector<const double *> tab(numLive);
+    std::vector<size_t> strides(numLive * rowStride);
+    std::vector<size_t> vStride(numLive), wStride(numLive);
+    std::vector<std::vector<double>> copies;
+    copies.reserve(numLive);
+    for (size_t i = 0; i < numLive; ++i) {
+      const Factor &f = factors[live[i]];
+      size_t *st = strides.data() + i * rowStride;
+      stridesOf(f, scope, v, st, vStride[i]);
+      size_t ws = scope.empty() ? 0 : st[numOuter];
+      if (ws > 1) {
+        // w is not minor in this factor: use a copy where it is.
+        std::vector<unsigned> copyScope;
+        copies.push_back(minorCopy(f, scope.back(), copyScope));
+        tab[i] = copies.back().data();
+        Factor t;
+        t.scope = std::move(copyScope);
+        stridesOf(t, scope, v, st, vStride[i]);
+        ws = 1;
+      } else {
+        tab[i] = f.table->data();
+      }
+      wStride[i] = ws;
+    }
+    auto table = std::make_shared<std::vector<double>>(size + kPad);
+    auto argmin = std::make_shared<std::vector<unsigned>>(size);
+    double *__restrict outTable = table->data();
+    unsigned *__restrict outArg = argmin->data();
+    const double *unary = pb.unary[v].data();
+    std::vector<double> bestBuf(kw + kPad), argBuf(kw + kPad);
+    std::vector<double> splat(numLive * (kw + kPad));
+    double *__restrict best = bestBuf.data();
+    double *__restrict arg = argBuf.data();
+    std::vector<unsigned> digit(numOuter, 0);
+    std::vector<size_t> base(numLive, 0);
+    const size_t numRows = size / kw;
+    for (size_t row = 0; row < numRows; ++row) {
+      minRow(pb.k(v), kw, numLive, unary, tab.data(), base.data(),
+             vStride.data(), wStride.data(), best, arg, splat.data());
+      double *o = outTable + row * kw;
+      unsigned *oa = outArg + row * kw;
+      for (unsigned w = 0; w < kw; ++w) {
+        o[w] = std::min(kInfeasibleCost, best[w]);
+        oa[w] = static_cast<unsigned>(arg[w]);
+      }
+      // Odometer over the outer positions, minor-most last.
+      for (size_t j = numOuter; j-- > 0;) {
+        for (size_t i = 0; i < numLive; ++i)
+          base[i] += strides[i * rowStride + j];
+        if (++digit[j] < pb.k(scope[j]))
+          break;
+        for (size_t i = 0; i < numLive; ++i)
+          base[i] -= strides[i * rowStride + j] * digit[j];
+        digit[j] = 0;
+      }
+    }
+    g.table = std::move(table);
+    step.argmin = std::move(argmin);
+  }
+
+  std::vector<unsigned> liveScratch;
+  std::vector<size_t> layoutScratch;
 };
 
 /// Exact min-sum over the nodes in `block` (their induced subgraph must be a
@@ -854,6 +1207,7 @@ SolverResult solveDP(const Problem &pb, const SolverOptions &options) {
     res.assignment = std::move(x);
     res.optimal = true;
     res.work = ve.work;
+    res.reusedSteps = ve.memoHits;
     return res;
   }
   return solveLocal(pb, options);

@@ -5,7 +5,8 @@
 // uneven splits), plans every (source, target) pair, runs the plan on real
 // data in the collective simulator and requires the result to be exactly the
 // target's shards. Also requires each plan to cost no more than the obvious
-// plan (reduce everything, gather everything, slice, make partial).
+// plan (reduce everything, gather everything, slice, make partial), and
+// ReshardPlanner::costUs to give exactly the plan's time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -189,7 +190,7 @@ TEST(ExhaustiveReshard, EveryLayoutPairPlansAndSimulatesExactly) {
     for (int withAllToAll = 0; withAllToAll < 2; ++withAllToAll) {
       PlannerOptions options;
       options.enableAllToAll = withAllToAll;
-      ReshardPlanner planner(model, options);
+      ReshardPlanner planner(model, options), costs(model, options);
       int64_t failures = 0;
       for (const TensorLayout &from : layouts) {
         for (const TensorLayout &to : layouts) {
@@ -211,6 +212,15 @@ TEST(ExhaustiveReshard, EveryLayoutPairPlansAndSimulatesExactly) {
                 s += "\n  " + st.str(mesh);
             return s;
           };
+          // costUs() must price every pair exactly as the plan's time.
+          std::string costError;
+          auto cost = costs.costUs(c.shape, 4, from, to, costError);
+          if (cost.has_value() != plan.has_value() ||
+              (plan && plan->timeUs != *cost)) {
+            ADD_FAILURE() << where() << ": costUs "
+                          << (cost ? std::to_string(*cost) : costError);
+            ++failures;
+          }
           if (!plan) {
             ADD_FAILURE() << where() << ": " << error;
             ++failures;

@@ -6,6 +6,11 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+
 using namespace autoshard;
 
 namespace {
@@ -250,6 +255,246 @@ TEST(ReshardPlanner, DeterministicAndMemoised) {
   // Errors are memoised too.
   EXPECT_FALSE(planner.plan({7, 8}, 4, from, to, error));
   EXPECT_FALSE(error.empty());
+}
+
+/// Every layout of a rank-`rank` tensor on `mesh`, valid for some shape or
+/// not: each axis unused, partial or on a dim, every order of a dim's axes,
+/// partial layouts once per kind in `kinds`.
+std::vector<TensorLayout> allLayouts(const DeviceMesh &mesh, int64_t rank,
+                                     const std::vector<ReductionKind> &kinds) {
+  int64_t numAxes = mesh.getNumAxes();
+  std::vector<TensorLayout> out;
+  std::vector<int64_t> role(numAxes); // -2 partial, -1 unused, else dim
+  std::function<void(int64_t)> assign = [&](int64_t a) {
+    if (a < numAxes) {
+      for (int64_t r = -2; r < rank; ++r) {
+        role[a] = r;
+        assign(a + 1);
+      }
+      return;
+    }
+    TensorLayout base = TensorLayout::replicated(rank);
+    for (int64_t x = 0; x < numAxes; ++x) {
+      if (role[x] >= 0)
+        base.dimAxes[role[x]].push_back(x);
+      else if (role[x] == -2)
+        base.partialAxes.push_back(x);
+    }
+    std::function<void(int64_t, TensorLayout &)> order = [&](int64_t d,
+                                                             TensorLayout &l) {
+      if (d == rank) {
+        for (ReductionKind k :
+             l.isPartial() ? kinds
+                           : std::vector<ReductionKind>{ReductionKind::Sum}) {
+          TensorLayout v = l;
+          v.partialKind = k;
+          out.push_back(v);
+        }
+        return;
+      }
+      std::vector<int64_t> &axes = l.dimAxes[d];
+      std::sort(axes.begin(), axes.end());
+      do {
+        order(d + 1, l);
+      } while (std::next_permutation(axes.begin(), axes.end()));
+    };
+    order(0, base);
+  };
+  assign(0);
+  return out;
+}
+
+struct CostConfig {
+  std::vector<MeshAxis> axes;
+  std::vector<int64_t> shape;
+  std::vector<ReductionKind> kinds;
+  /// Check one pair in `sample` (deterministically chosen).
+  int64_t sample = 1;
+};
+
+TEST(ReshardPlanner, CostUsEqualsPlanTimeExactly) {
+  const ReductionKind Sum = ReductionKind::Sum, Max = ReductionKind::Max;
+  // Per-axis links of 0 take the cluster's defaults. Equal links on several
+  // axes make many plans tie, which is where a different path could change
+  // the summed double.
+  MeshAxis x2{"x", 2, 0, 0}, y4{"y", 4, 0, 0}, y2{"y", 2, 0, 0},
+      z2{"z", 2, 0, 0}, one{"u", 1, 0, 0}, x4{"x", 4, 0, 0};
+  MeshAxis slowX2{"x", 2, 25.0, 10.0}, fastY2{"y", 2, 150.0, 2.0},
+      fastZ2{"z", 2, 150.0, 2.0}, oddY4{"y", 4, 37.0, 3.3};
+  std::vector<CostConfig> configs = {
+      {{x4}, {8}, {Sum, Max}},
+      {{x4}, {8, 4}, {Sum}},
+      {{x4}, {6, 4}, {Sum}},
+      {{x2, y2}, {4}, {Sum, Max}},
+      {{x2, y2}, {4, 8}, {Sum, Max}},
+      {{x2, y2}, {6, 4}, {Sum}},
+      {{slowX2, fastY2}, {4, 8, 12}, {Sum}},
+      {{one, x4}, {8, 4}, {Sum}},
+      {{x2, y4}, {8}, {Sum, Max}},
+      {{x2, y4}, {8, 4}, {Sum, Max}},
+      {{slowX2, oddY4}, {8, 4}, {Sum}},
+      {{x2, y4}, {6, 8}, {Sum}},
+      {{x2, y4}, {8, 4, 8}, {Sum}, 11},
+      {{x2, y2, z2}, {8}, {Sum, Max}},
+      {{slowX2, fastY2, fastZ2}, {4, 8}, {Sum, Max}, 5},
+      {{x2, y2, z2}, {4, 8, 12}, {Sum}, 29},
+      {{slowX2, fastY2, fastZ2}, {8, 4, 8}, {Sum}, 23},
+  };
+  int64_t pairs = 0, feasible = 0, failures = 0;
+  std::mt19937 rng(11);
+  for (const CostConfig &c : configs) {
+    CostModel model{DeviceMesh(c.axes)};
+    const DeviceMesh &mesh = model.getMesh();
+    std::vector<TensorLayout> layouts =
+        allLayouts(mesh, c.shape.size(), c.kinds);
+    // Invalid and uneven layouts go through the checks and plan().
+    TensorLayout twice = TensorLayout::replicated(c.shape.size());
+    twice.dimAxes[0] = {0, 0};
+    layouts.push_back(twice);
+    layouts.push_back(TensorLayout::replicated(c.shape.size() + 1));
+    TensorLayout uneven = TensorLayout::replicated(c.shape.size());
+    uneven.dimAxes[0] = {0};
+    uneven.unevenSizes.assign(c.shape.size(), {});
+    uneven.unevenSizes[0].assign(mesh.getAxisSize(0), 0);
+    uneven.unevenSizes[0].back() = c.shape[0];
+    layouts.push_back(uneven);
+
+    std::vector<std::pair<size_t, size_t>> todo;
+    for (size_t i = 0; i < layouts.size(); ++i)
+      for (size_t j = 0; j < layouts.size(); ++j)
+        if ((i * 31 + j * 17) % c.sample == 0)
+          todo.emplace_back(i, j);
+    // Any order: sources interleave, and a source's search is resumed for
+    // targets in no particular order.
+    std::shuffle(todo.begin(), todo.end(), rng);
+    for (int withAllToAll = 0; withAllToAll < 2; ++withAllToAll) {
+      PlannerOptions options;
+      options.enableAllToAll = withAllToAll;
+      ReshardPlanner costs(model, options);
+      for (auto [i, j] : todo) {
+        const TensorLayout &from = layouts[i], &to = layouts[j];
+        std::string planError, costError;
+        auto plan =
+            planReshard(model, c.shape, 4, from, to, options, planError);
+        auto cost = costs.costUs(c.shape, 4, from, to, costError);
+        ++pairs;
+        feasible += plan.has_value();
+        bool same = plan.has_value() == cost.has_value() &&
+                    planError == costError && (!plan || plan->timeUs == *cost);
+        EXPECT_TRUE(same) << mesh.str() << " " << from.str(mesh) << " -> "
+                          << to.str(mesh) << (withAllToAll ? " (a2a)" : "")
+                          << ": plan "
+                          << (plan ? std::to_string(plan->timeUs) : planError)
+                          << ", costUs "
+                          << (cost ? std::to_string(*cost) : costError)
+                          << describe(mesh, plan ? *plan : ReshardPlan());
+        failures += !same;
+        ASSERT_LT(failures, 5) << "stopping after 5 failures";
+      }
+      // Asking again answers from the memo, with the same value.
+      for (size_t k = 0; k < std::min<size_t>(todo.size(), 50); ++k) {
+        auto [i, j] = todo[k];
+        std::string e1, e2;
+        auto a = costs.costUs(c.shape, 4, layouts[i], layouts[j], e1);
+        auto b = costs.costUs(c.shape, 4, layouts[i], layouts[j], e2);
+        EXPECT_EQ(a.has_value(), b.has_value());
+        EXPECT_EQ(e1, e2);
+        if (a && b)
+          EXPECT_EQ(*a, *b);
+      }
+    }
+  }
+  std::printf("[ costUs ] %lld layout pairs compared, %lld feasible\n",
+              static_cast<long long>(pairs), static_cast<long long>(feasible));
+  EXPECT_GT(feasible, 10000);
+  EXPECT_GT(pairs - feasible, 1000);
+}
+
+TEST(ReshardPlanner, CostUsTiesGoToTheEarlierSettledState) {
+  // Here the cheapest plans into [[b, a], [], [c]] tie in picoseconds and in
+  // step counts but not in the summed double: one goes through the search's
+  // own path, one permutes straight to the target from a state settled
+  // earlier. The single-target search takes the earlier one; so must
+  // costUs().
+  CostModel model{
+      DeviceMesh({MeshAxis{"a", 2, 10.0, 1.0}, MeshAxis{"b", 2, 25.0, 10.0},
+                  MeshAxis{"c", 2, 150.0, 2.0}})};
+  const DeviceMesh &mesh = model.getMesh();
+  std::vector<int64_t> shape = {12, 6, 16};
+  PlannerOptions options;
+  options.enableAllToAll = true;
+  std::vector<TensorLayout> targets;
+  for (TensorLayout &l : allLayouts(mesh, 3, {ReductionKind::Sum}))
+    if (l.validate(mesh, &shape).empty())
+      targets.push_back(std::move(l));
+  for (const TensorLayout &from :
+       {layout({{2}, {1}, {}}), layout({{0}, {1}, {}})}) {
+    ReshardPlanner costs(model, options);
+    for (const TensorLayout &to : targets) {
+      std::string error;
+      auto plan = planReshard(model, shape, 2, from, to, options, error);
+      auto cost = costs.costUs(shape, 2, from, to, error);
+      ASSERT_TRUE(plan && cost) << error;
+      EXPECT_EQ(plan->timeUs, *cost)
+          << from.str(mesh) << " -> " << to.str(mesh) << describe(mesh, *plan);
+    }
+  }
+}
+
+TEST(ReshardPlanner, CostUsSearchesOncePerSource) {
+  // All pairs of the valid layouts of a GPT-like activation on a 2x4 mesh,
+  // priced as the propagation pass does, through plan() and through costUs().
+  CostModel model(makeMesh({{"dp", 2}, {"mp", 4}}));
+  const DeviceMesh &mesh = model.getMesh();
+  std::vector<std::vector<int64_t>> shapes = {
+      {64, 32}, {32, 128}, {4, 8, 32}, {4, 8, 4, 8}};
+  std::vector<std::vector<TensorLayout>> layouts;
+  size_t numPairs = 0, numSources = 0;
+  for (const auto &shape : shapes) {
+    layouts.emplace_back();
+    for (TensorLayout &l : allLayouts(mesh, shape.size(),
+                                      {ReductionKind::Sum, ReductionKind::Max}))
+      if (l.validate(mesh, &shape).empty())
+        layouts.back().push_back(std::move(l));
+    numSources += layouts.back().size();
+    numPairs += layouts.back().size() * layouts.back().size();
+  }
+  using Clock = std::chrono::steady_clock;
+  for (int withAllToAll = 0; withAllToAll < 2; ++withAllToAll) {
+    PlannerOptions options;
+    options.enableAllToAll = withAllToAll;
+    ReshardPlanner byPlan(model, options), byCost(model, options);
+    std::vector<double> planned, costed;
+    std::string error;
+    auto t0 = Clock::now();
+    for (size_t s = 0; s < shapes.size(); ++s)
+      for (const TensorLayout &from : layouts[s])
+        for (const TensorLayout &to : layouts[s]) {
+          auto p = byPlan.plan(shapes[s], 4, from, to, error);
+          planned.push_back(p ? p->timeUs : -1.0);
+        }
+    auto t1 = Clock::now();
+    for (size_t s = 0; s < shapes.size(); ++s)
+      for (const TensorLayout &from : layouts[s])
+        for (const TensorLayout &to : layouts[s]) {
+          auto c = byCost.costUs(shapes[s], 4, from, to, error);
+          costed.push_back(c ? *c : -1.0);
+        }
+    auto t2 = Clock::now();
+    EXPECT_EQ(planned, costed);
+    // One search per pair (but the identical ones) against at most one per
+    // source and kind of partial target (none, sum or max on each subset).
+    EXPECT_EQ(byPlan.getNumSearches(), numPairs);
+    EXPECT_LE(byCost.getNumSearches(), numSources * 7);
+    EXPECT_LT(byCost.getNumSearches() * 5, byPlan.getNumSearches());
+    std::printf("[ costUs ] %zu pairs%s: plan() %zu searches %.1f ms, "
+                "costUs() %zu searches %.1f ms\n",
+                numPairs, withAllToAll ? " (all_to_all)" : "",
+                byPlan.getNumSearches(),
+                std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                byCost.getNumSearches(),
+                std::chrono::duration<double, std::milli>(t2 - t1).count());
+  }
 }
 
 } // namespace

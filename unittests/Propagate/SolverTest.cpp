@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 
 using namespace autoshard;
 
@@ -247,6 +248,68 @@ TEST(SolverTest, EliminationSolvesLaddersExactly) {
   EXPECT_LE(local.cost, 18.0);
 }
 
+/// L residual blocks x_i -> p_i -> q_i -> x_{i+1} plus x_i -> x_{i+1}, every
+/// block with the same node costs and edge tables (shared, or equal copies
+/// when `copies`); `perturb` changes one entry of the last block's p -> q
+/// table.
+SolverGraph residualBlocks(unsigned numBlocks, bool copies, bool perturb) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> c(0.0, 5.0);
+  auto costs = [&] { return std::vector<double>{c(rng), c(rng), c(rng)}; };
+  std::vector<double> xc = costs(), pc = costs(), qc = costs();
+  std::vector<std::vector<double>> t(4);
+  for (auto &m : t)
+    for (unsigned i = 0; i < 9; ++i)
+      m.push_back(i % 4 == 0 ? 0.0 : c(rng));
+  auto table = [&](const std::vector<double> &m) {
+    auto e = std::make_shared<SolverGraph::EdgeTable>();
+    e->srcClass = e->dstClass = {0, 1, 2};
+    e->numSrcClasses = e->numDstClasses = 3;
+    e->cost = m;
+    return e;
+  };
+  std::vector<std::shared_ptr<const SolverGraph::EdgeTable>> shared;
+  for (auto &m : t)
+    shared.push_back(table(m));
+  SolverGraph g;
+  unsigned x = g.addNode("x0", xc);
+  for (unsigned i = 0; i < numBlocks; ++i) {
+    std::string n = std::to_string(i);
+    unsigned p = g.addNode("p" + n, pc), q = g.addNode("q" + n, qc);
+    unsigned next = g.addNode("x" + std::to_string(i + 1), xc);
+    for (auto [k, src, dst] :
+         {std::tuple<unsigned, unsigned, unsigned>{0, x, p},
+          {1, p, q},
+          {2, q, next},
+          {3, x, next}}) {
+      std::vector<double> m = t[k];
+      if (perturb && k == 1 && i + 1 == numBlocks)
+        m[1] += 0.5;
+      g.addEdge(src, dst, copies || m != t[k] ? table(m) : shared[k]);
+    }
+    x = next;
+  }
+  return g;
+}
+
+TEST(SolverTest, RepeatedBlocksReuseEliminationSteps) {
+  for (bool copies : {false, true}) {
+    for (bool perturb : {false, true}) {
+      SolverGraph g = residualBlocks(4, copies, perturb);
+      SolverResult dp = run(g, SolverKind::DP);
+      EXPECT_TRUE(dp.optimal);
+      EXPECT_NEAR(dp.cost, bruteForce(g), 1e-9);
+      // Blocks repeat: some steps are shared, whether the tables are the
+      // same objects or equal copies.
+      EXPECT_GT(dp.reusedSteps, 0u);
+      EXPECT_LT(dp.reusedSteps, g.getNumNodes());
+    }
+  }
+  // Equal inputs give the same result as with distinct (copied) tables.
+  EXPECT_EQ(run(residualBlocks(6, false, false), SolverKind::DP).assignment,
+            run(residualBlocks(6, true, false), SolverKind::DP).assignment);
+}
+
 TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
   std::mt19937 rng(5);
   unsigned n = 30;
@@ -269,8 +332,7 @@ TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
     }
     const auto &edges = g.getEdges();
     for (auto it = edges.rbegin(); it != edges.rend(); ++it)
-      h.addEdge(inv[it->src], inv[it->dst], it->srcClass, it->dstClass,
-                it->numSrcClasses, it->numDstClasses, it->cost);
+      h.addEdge(inv[it->src], inv[it->dst], it->table);
     SolverResult r = run(h, SolverKind::DP);
     for (unsigned v = 0; v < n; ++v)
       EXPECT_EQ(r.assignment[inv[v]], base.assignment[v]);

@@ -13,6 +13,7 @@
 #include "autoshard/Analysis/CostModel.h"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -47,27 +48,44 @@ planReshard(const CostModel &model, const std::vector<int64_t> &globalShape,
 /// reshards many times. Not thread-safe.
 class ReshardPlanner {
 public:
-  explicit ReshardPlanner(const CostModel &model, PlannerOptions options = {})
-      : model(model), options(options) {}
+  explicit ReshardPlanner(const CostModel &model, PlannerOptions options = {});
+  ~ReshardPlanner();
 
   std::optional<ReshardPlan> plan(const std::vector<int64_t> &globalShape,
                                   int64_t elemBytes, const TensorLayout &from,
                                   const TensorLayout &to, std::string &error);
 
+  /// The time in us of the cheapest plan from `from` to `to`: exactly
+  /// plan()->timeUs, or std::nullopt with plan()'s error, without building
+  /// the steps. Memoised. For layouts without uneven splits, one search from
+  /// each source (and kind of partial sum in the target) prices every
+  /// target: it is resumed for a target it has not settled yet, instead of a
+  /// search per pair, and kept for the planner's lifetime. Other layouts go
+  /// through plan().
+  std::optional<double> costUs(const std::vector<int64_t> &globalShape,
+                               int64_t elemBytes, const TensorLayout &from,
+                               const TensorLayout &to, std::string &error);
+
   const CostModel &getCostModel() const { return model; }
   const PlannerOptions &getOptions() const { return options; }
   size_t getNumCacheHits() const { return hits; }
   size_t getNumCacheEntries() const { return cache.size(); }
+  /// Searches started: plan() cache misses plus costUs()'s source searches.
+  size_t getNumSearches() const { return numSearches; }
 
 private:
   struct Entry {
     std::optional<ReshardPlan> plan;
     std::string error;
   };
+  /// costUs()'s memo and retained searches (defined in the .cpp).
+  struct CostIndex;
   const CostModel &model;
   PlannerOptions options;
   std::unordered_map<std::string, Entry> cache;
   size_t hits = 0;
+  size_t numSearches = 0;
+  std::unique_ptr<CostIndex> costIndex;
 };
 
 } // namespace autoshard

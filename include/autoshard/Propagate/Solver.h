@@ -32,6 +32,7 @@
 #define AUTOSHARD_PROPAGATE_SOLVER_H
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,8 +51,10 @@ public:
     std::string key;
     std::vector<double> costs;
   };
-  struct Edge {
-    unsigned src = 0, dst = 0;
+  /// An edge's costs by layout class. Edges whose endpoints repeat an
+  /// earlier edge's layouts (the layers of a model) share one table, and the
+  /// solver builds each distinct table's dense form once.
+  struct EdgeTable {
     /// Candidate -> layout class on each side.
     std::vector<unsigned> srcClass, dstClass;
     unsigned numSrcClasses = 0, numDstClasses = 0;
@@ -61,6 +64,12 @@ public:
     double get(unsigned cs, unsigned cd) const {
       return cost[srcClass[cs] * numDstClasses + dstClass[cd]];
     }
+  };
+  struct Edge {
+    unsigned src = 0, dst = 0;
+    std::shared_ptr<const EdgeTable> table;
+
+    double get(unsigned cs, unsigned cd) const { return table->get(cs, cd); }
   };
   /// "Node `node` must take one of `allowed` candidates", with a priority.
   /// Restrictions are applied from the highest priority down; one that
@@ -74,10 +83,13 @@ public:
 
   /// Adds a node with one cost per candidate (at least one). Returns its id.
   unsigned addNode(std::string key, std::vector<double> costs);
-  /// Adds an edge with class-based costs (see Edge).
+  /// Adds an edge with class-based costs (see EdgeTable).
   void addEdge(unsigned src, unsigned dst, std::vector<unsigned> srcClass,
                std::vector<unsigned> dstClass, unsigned numSrcClasses,
                unsigned numDstClasses, std::vector<double> cost);
+  /// Adds an edge with a table that other edges may share.
+  void addEdge(unsigned src, unsigned dst,
+               std::shared_ptr<const EdgeTable> table);
   /// Adds an edge with a dense matrix cost[cs * numCandidates(dst) + cd].
   void addEdge(unsigned src, unsigned dst, std::vector<double> matrix);
   void restrict(unsigned node, std::vector<unsigned> allowed,
@@ -138,6 +150,9 @@ struct SolverResult {
   /// Elimination: table entries times factors visited. Branch and bound:
   /// search nodes explored. Local search: improvement rounds run.
   uint64_t work = 0;
+  /// Elimination: steps whose table was shared with an identical earlier
+  /// step (the repeated layers of a model) instead of being recomputed.
+  uint64_t reusedSteps = 0;
   /// Set when the graph is malformed; the assignment is then empty.
   std::string error;
 };
