@@ -848,12 +848,6 @@ struct Eliminator {
         live.push_back(id);
     std::sort(live.begin(), live.end());
     live.erase(std::unique(live.begin(), live.end()), live.end());
-    work += static_cast<uint64_t>(size) * kv * (live.size() + 1);
-    // The argmin tables are kept for decoding: bound them as well.
-    stored += size;
-    if (work > maxWork || stored > 16 * maxTable)
-      return false;
-
     // The innermost node w (the scope's last) and the outer positions.
     const size_t numOuter = scope.empty() ? 0 : scope.size() - 1;
     const size_t rowStride = numOuter + 1;
@@ -905,6 +899,13 @@ struct Eliminator {
       g.hash = hit->hash;
       step.argmin = hit->argmin;
     } else {
+      // Only computed steps count towards the limits: a reused step costs
+      // a comparison and shares the earlier step's tables.
+      work += static_cast<uint64_t>(size) * kv * (numLive + 1);
+      // The argmin tables are kept for decoding: bound them as well.
+      stored += size;
+      if (work > maxWork || stored > 16 * maxTable)
+        return false;
       computeTable(v, scope, live, size, kw, numOuter, g, step);
       g.hash = hashEntries(g.table->data(), size);
       if (memo.size() < kMemoEntries) {

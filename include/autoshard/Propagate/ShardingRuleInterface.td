@@ -21,6 +21,11 @@ def ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
     in `why`, when the op cannot be described (dynamic shapes, memref
     semantics, unsupported attribute values); propagation then runs the op
     replicated and reports the reason.
+
+    The rule must depend only on the op's structure (name, attributes,
+    properties, operand/result types, regions), never on which values it
+    reads: --dist-propagate computes it once per group of structurally equal
+    ops (the layers of a model) and shares it.
   }];
   let methods = [
     InterfaceMethod<

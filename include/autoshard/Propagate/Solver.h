@@ -135,8 +135,8 @@ struct SolverOptions {
   unsigned maxRounds = 64;
   /// Variable elimination gives up (falling back to the local search) when
   /// one table would exceed this many entries (the tables it keeps for
-  /// decoding: 16 times as many), or all tables together this much work
-  /// (entries times factors).
+  /// decoding: 16 times as many), or all tables it computes together this
+  /// much work (entries times factors; reused tables are not counted).
   uint64_t maxEliminationTable = uint64_t(1) << 22;
   uint64_t maxEliminationWork = uint64_t(1) << 30;
 };
@@ -147,7 +147,8 @@ struct SolverResult {
   /// True when the result is proven optimal (elimination succeeded; forests
   /// under the local search; branch and bound within its budget).
   bool optimal = false;
-  /// Elimination: table entries times factors visited. Branch and bound:
+  /// Elimination: table entries times factors visited in the steps it
+  /// computed (reused steps are free, see reusedSteps). Branch and bound:
   /// search nodes explored. Local search: improvement rounds run.
   uint64_t work = 0;
   /// Elimination: steps whose table was shared with an identical earlier
