@@ -240,6 +240,22 @@ private:
                         std::vector<std::pair<int64_t, int64_t>> *pairs) const;
 
   void expand(int nodeIdx);
+  /// Pops the queue until a current entry, marks its node settled and
+  /// returns it; -1 when the queue is empty.
+  int settleNext() {
+    while (!queue.empty()) {
+      auto [t, c, l, idx] = queue.top();
+      queue.pop();
+      Node &n = nodes[idx];
+      if (n.done || std::make_tuple(t, c, l) !=
+                        std::make_tuple(n.cost.timePs, n.cost.commSteps,
+                                        n.cost.localSteps))
+        continue;
+      n.done = true;
+      return idx;
+    }
+    return -1;
+  }
   void relax(int from, const State &next, const Edge &edge, Time time,
              bool comm);
 
@@ -861,15 +877,8 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
     strides[a] = strides[a + 1] * mesh.getAxisSize(a + 1);
 
   int goalIdx = -1;
-  while (!queue.empty()) {
-    auto [t, c, l, idx] = queue.top();
-    queue.pop();
+  for (int idx; (idx = settleNext()) >= 0;) {
     Node &n = nodes[idx];
-    if (n.done ||
-        std::make_tuple(t, c, l) !=
-            std::make_tuple(n.cost.timePs, n.cost.commSteps, n.cost.localSteps))
-      continue;
-    n.done = true;
     if (n.state == goal) {
       goalIdx = idx;
       break;
@@ -993,15 +1002,8 @@ int Search::settleUntil(const State &target) {
   // The loop of run(), resumed where the last target left it, so nodes
   // settle in the same order and with the same parents as in one search
   // run to exhaustion.
-  while (!queue.empty()) {
-    auto [t, c, l, idx] = queue.top();
-    queue.pop();
+  for (int idx; (idx = settleNext()) >= 0;) {
     Node &n = nodes[idx];
-    if (n.done ||
-        std::make_tuple(t, c, l) !=
-            std::make_tuple(n.cost.timePs, n.cost.commSteps, n.cost.localSteps))
-      continue;
-    n.done = true;
     n.order = static_cast<int>(settled.size());
     settled.push_back(idx);
     settledKeys.push_back(permuteKey(n.state));
