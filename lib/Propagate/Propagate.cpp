@@ -1323,7 +1323,17 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     }
     op->setDiscardableAttrs(it->second);
   };
-  std::vector<TensorLayout> reportIns, reportOuts;
+  // The report's text of each layout, once per interned layout.
+  std::vector<std::string> layoutTexts;
+  auto layoutText = [&](const TensorLayout &l) -> llvm::StringRef {
+    unsigned id = pricing.intern(l);
+    if (layoutTexts.size() <= id)
+      layoutTexts.resize(id + 1);
+    if (layoutTexts[id].empty())
+      layoutTexts[id] = l.str(dmesh);
+    return layoutTexts[id];
+  };
+  std::vector<llvm::StringRef> reportIns, reportOuts;
   // The graph ops in order (the reshards inserted above are not among
   // them).
   for (unsigned ni = firstOpNode; ni < firstResult; ++ni) {
@@ -1339,10 +1349,10 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       reportIns.clear();
       reportOuts.clear();
       for (unsigned i = 0, e = n.getNumOperandLayouts(); i < e; ++i)
-        reportIns.push_back(n.operandLayout(i));
+        reportIns.push_back(layoutText(n.operandLayout(i)));
       for (unsigned i = 0, e = n.getNumResultLayouts(); i < e; ++i)
-        reportOuts.push_back(n.resultLayout(i));
-      report.addStrategy(&op, reportIns, reportOuts, dmesh);
+        reportOuts.push_back(layoutText(n.resultLayout(i)));
+      report.addStrategy(&op, reportIns, reportOuts);
     }
     if (isa<AnnotateOp, ReshardOp>(op))
       continue; // self-describing

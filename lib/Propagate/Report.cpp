@@ -19,17 +19,16 @@ void PropagationReport::addReshard(const ReshardPlan &plan,
 }
 
 void PropagationReport::addStrategy(mlir::Operation *op,
-                                    const std::vector<TensorLayout> &operands,
-                                    const std::vector<TensorLayout> &results,
-                                    const DeviceMesh &mesh) {
+                                    llvm::ArrayRef<llvm::StringRef> operands,
+                                    llvm::ArrayRef<llvm::StringRef> results) {
   std::string loc;
   llvm::raw_string_ostream os(loc);
   op->getLoc().print(os);
   llvm::json::Array ins, outs;
-  for (const TensorLayout &l : operands)
-    ins.push_back(l.str(mesh));
-  for (const TensorLayout &l : results)
-    outs.push_back(l.str(mesh));
+  for (llvm::StringRef l : operands)
+    ins.push_back(l.str());
+  for (llvm::StringRef l : results)
+    outs.push_back(l.str());
   strategies.push_back(
       llvm::json::Object{{"op", op->getName().getStringRef().str()},
                          {"loc", os.str()},
@@ -38,6 +37,11 @@ void PropagationReport::addStrategy(mlir::Operation *op,
 }
 
 llvm::json::Object PropagationReport::toJSON() const {
+  return toJSON(llvm::json::Array(strategies));
+}
+
+llvm::json::Object
+PropagationReport::toJSON(llvm::json::Array strategyList) const {
   llvm::json::Object coll;
   for (const auto &[kind, count] : collectives)
     coll[kind] = count;
@@ -52,11 +56,10 @@ llvm::json::Object PropagationReport::toJSON() const {
                             {"memory_bytes_per_device", memoryBytesPerDevice},
                             {"total_cost_us", computeTimeUs + commTimeUs},
                             {"solver_cost_us", solverCostUs},
-                            {"strategies", llvm::json::Array(strategies)}};
+                            {"strategies", std::move(strategyList)}};
 }
 
-bool PropagationReport::write(const std::string &path,
-                              std::string &error) const {
+bool PropagationReport::write(const std::string &path, std::string &error) {
   if (path == "-") {
     llvm::raw_ostream &os = llvm::outs();
     os << "dist-propagate report (solver " << solver
@@ -85,6 +88,9 @@ bool PropagationReport::write(const std::string &path,
     error = "cannot write report '" + path + "': " + ec.message();
     return false;
   }
-  os << llvm::formatv("{0:2}", llvm::json::Value(toJSON())) << "\n";
+  // The strategies move into the JSON (a model lists thousands).
+  os << llvm::formatv("{0:2}", llvm::json::Value(toJSON(std::move(strategies))))
+     << "\n";
+  strategies = llvm::json::Array();
   return true;
 }

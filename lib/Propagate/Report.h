@@ -41,13 +41,16 @@ struct PropagationReport {
   llvm::json::Array strategies;
 
   void addReshard(const ReshardPlan &plan, const DeviceMesh &mesh);
+  /// Records an op's strategy: its operand and result layouts as text.
   void addStrategy(mlir::Operation *op,
-                   const std::vector<TensorLayout> &operands,
-                   const std::vector<TensorLayout> &results,
-                   const DeviceMesh &mesh);
+                   llvm::ArrayRef<llvm::StringRef> operands,
+                   llvm::ArrayRef<llvm::StringRef> results);
   llvm::json::Object toJSON() const;
-  /// Writes JSON to `path`, or a summary to stdout for "-".
-  bool write(const std::string &path, std::string &error) const;
+  /// The same, listing `strategyList` as the strategies.
+  llvm::json::Object toJSON(llvm::json::Array strategyList) const;
+  /// Writes JSON to `path` (handing the strategies over to it), or a
+  /// summary to stdout for "-".
+  bool write(const std::string &path, std::string &error);
 };
 
 } // namespace autoshard
