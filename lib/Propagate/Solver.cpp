@@ -400,32 +400,24 @@ std::vector<bool> spanningForest(const Problem &pb) {
   return inTree;
 }
 
-/// Exact min-sum over the forest given by `inTree`; every off-forest pair
-/// contributes a unary term from the current assignment `x` of its other end
-/// (ignored when `x` is empty). Returns the forest-optimal assignment.
-std::vector<unsigned> forestDP(const Problem &pb,
-                               const std::vector<bool> &inTree,
-                               const std::vector<unsigned> &x) {
+/// Exact min-sum over the trees of the pairs in `inTree` among the nodes in
+/// `member` (every node when null), with unary terms `belief` (updated in
+/// place): a breadth-first pass from each tree's lowest-ranked node, then
+/// each node's best candidate for every candidate of its parent, bottom up.
+/// Roots take `pickRoot(root)`, every other member node its best given its
+/// parent, written to `out`.
+template <typename PickRoot>
+void solveForest(const Problem &pb, const std::vector<bool> &inTree,
+                 const std::vector<bool> *member,
+                 std::vector<std::vector<double>> &belief,
+                 std::vector<unsigned> &out, PickRoot pickRoot) {
   unsigned n = pb.n;
-  std::vector<std::vector<double>> belief = pb.unary;
-  if (!x.empty())
-    for (unsigned id = 0; id < pb.pairs.size(); ++id) {
-      if (inTree[id])
-        continue;
-      const Pair &p = pb.pairs[id];
-      for (unsigned c = 0; c < pb.k(p.a); ++c)
-        belief[p.a][c] += pb.pairCost(p, p.a, c, x[p.b]);
-      for (unsigned c = 0; c < pb.k(p.b); ++c)
-        belief[p.b][c] += pb.pairCost(p, p.b, c, x[p.a]);
-    }
-
-  // BFS from the lowest-ranked node of each tree.
   std::vector<int> parentPair(n, -1);
   std::vector<bool> seen(n, false);
   std::vector<unsigned> bfs;
   bfs.reserve(n);
   for (unsigned r : pb.rankOrder) {
-    if (seen[r])
+    if ((member && !(*member)[r]) || seen[r])
       continue;
     seen[r] = true;
     size_t head = bfs.size();
@@ -444,7 +436,6 @@ std::vector<unsigned> forestDP(const Problem &pb,
       }
     }
   }
-
   // Upward pass: best[v][cp] = child v's best candidate given its parent.
   std::vector<std::vector<unsigned>> best(n);
   for (auto it = bfs.rbegin(); it != bfs.rend(); ++it) {
@@ -470,16 +461,37 @@ std::vector<unsigned> forestDP(const Problem &pb,
     }
   }
   // Downward pass.
-  std::vector<unsigned> out(n, 0);
-  for (unsigned v : bfs) {
-    if (parentPair[v] < 0) {
-      out[v] = std::min_element(belief[v].begin(), belief[v].end()) -
-               belief[v].begin();
-      continue;
+  for (unsigned v : bfs)
+    out[v] = parentPair[v] < 0
+                 ? pickRoot(v)
+                 : best[v][out[pb.other(pb.pairs[parentPair[v]], v)]];
+}
+
+/// Exact min-sum over the forest given by `inTree`; every off-forest pair
+/// contributes a unary term from the current assignment `x` of its other end
+/// (ignored when `x` is empty). Returns the forest-optimal assignment.
+std::vector<unsigned> forestDP(const Problem &pb,
+                               const std::vector<bool> &inTree,
+                               const std::vector<unsigned> &x) {
+  unsigned n = pb.n;
+  std::vector<std::vector<double>> belief = pb.unary;
+  if (!x.empty())
+    for (unsigned id = 0; id < pb.pairs.size(); ++id) {
+      if (inTree[id])
+        continue;
+      const Pair &p = pb.pairs[id];
+      for (unsigned c = 0; c < pb.k(p.a); ++c)
+        belief[p.a][c] += pb.pairCost(p, p.a, c, x[p.b]);
+      for (unsigned c = 0; c < pb.k(p.b); ++c)
+        belief[p.b][c] += pb.pairCost(p, p.b, c, x[p.a]);
     }
-    unsigned par = pb.other(pb.pairs[parentPair[v]], v);
-    out[v] = best[v][out[par]];
-  }
+
+  std::vector<unsigned> out(n, 0);
+  solveForest(pb, inTree, nullptr, belief, out, [&](unsigned v) {
+    return static_cast<unsigned>(
+        std::min_element(belief[v].begin(), belief[v].end()) -
+        belief[v].begin());
+  });
   return out;
 }
 
@@ -906,7 +918,7 @@ struct Eliminator {
       stored += size;
       if (work > maxWork || stored > 16 * maxTable)
         return false;
-      computeTable(v, scope, live, size, kw, numOuter, g, step);
+      computeTable(v, scope, live, layout, size, kw, numOuter, g, step);
       g.hash = hashEntries(g.table->data(), size);
       if (memo.size() < kMemoEntries) {
         MemoEntry e;
@@ -934,8 +946,11 @@ struct Eliminator {
   }
 
   /// The new table and argmin of eliminating v (see eliminate()).
+  /// `layout` holds each live factor's strides as eliminate() computed them
+  /// (the scope's positions, then v).
   void computeTable(unsigned v, const std::vector<unsigned> &scope,
-                    const std::vector<unsigned> &live, size_t size, unsigned kw,
+                    const std::vector<unsigned> &live,
+                    const std::vector<size_t> &layout, size_t size, unsigned kw,
                     size_t numOuter, Factor &g, Step &step) {
     const size_t numLive = live.size();
     const size_t rowStride = numOuter + 1;
@@ -947,7 +962,9 @@ struct Eliminator {
     for (size_t i = 0; i < numLive; ++i) {
       const Factor &f = factors[live[i]];
       size_t *st = strides.data() + i * rowStride;
-      stridesOf(f, scope, v, st, vStride[i]);
+      const size_t *given = layout.data() + i * (rowStride + 1);
+      std::copy(given, given + rowStride, st);
+      vStride[i] = given[rowStride];
       size_t ws = scope.empty() ? 0 : st[numOuter];
       if (ws > 1) {
         // w is not minor in this factor: use a copy where it is.
@@ -1027,64 +1044,15 @@ std::vector<unsigned> blockDP(const Problem &pb, const std::vector<bool> &block,
       for (unsigned c = 0; c < pb.k(p.b); ++c)
         belief[p.b][c] += pb.pairCost(p, p.b, c, x[p.a]);
   }
-  std::vector<int> parentPair(n, -1);
-  std::vector<bool> seen(n, false);
-  std::vector<unsigned> bfs;
-  for (unsigned r : pb.rankOrder) {
-    if (!block[r] || seen[r])
-      continue;
-    seen[r] = true;
-    size_t head = bfs.size();
-    bfs.push_back(r);
-    while (head < bfs.size()) {
-      unsigned v = bfs[head++];
-      for (unsigned id : pb.incident[v]) {
-        if (!inTree[id])
-          continue;
-        unsigned w = pb.other(pb.pairs[id], v);
-        if (seen[w])
-          continue;
-        seen[w] = true;
-        parentPair[w] = id;
-        bfs.push_back(w);
-      }
-    }
-  }
-  std::vector<std::vector<unsigned>> best(n);
-  for (auto it = bfs.rbegin(); it != bfs.rend(); ++it) {
-    unsigned v = *it;
-    if (parentPair[v] < 0)
-      continue;
-    const Pair &p = pb.pairs[parentPair[v]];
-    unsigned par = pb.other(p, v);
-    best[v].assign(pb.k(par), 0);
-    for (unsigned cp = 0; cp < pb.k(par); ++cp) {
-      double bestCost = std::numeric_limits<double>::infinity();
-      unsigned arg = 0;
-      for (unsigned cv = 0; cv < pb.k(v); ++cv) {
-        double c = belief[v][cv] + pb.pairCost(p, par, cp, cv);
-        if (c < bestCost) {
-          bestCost = c;
-          arg = cv;
-        }
-      }
-      best[v][cp] = arg;
-      belief[par][cp] = std::min(kInfeasibleCost, belief[par][cp] + bestCost);
-    }
-  }
   std::vector<unsigned> out = x;
-  for (unsigned v : bfs) {
-    if (parentPair[v] < 0) {
-      // Keep the current candidate on ties so descent terminates.
-      unsigned arg = x[v];
-      for (unsigned c = 0; c < pb.k(v); ++c)
-        if (strictlyBetter(belief[v][c], belief[v][arg]))
-          arg = c;
-      out[v] = arg;
-      continue;
-    }
-    out[v] = best[v][out[pb.other(pb.pairs[parentPair[v]], v)]];
-  }
+  solveForest(pb, inTree, &block, belief, out, [&](unsigned v) {
+    // Keep the current candidate on ties so descent terminates.
+    unsigned arg = x[v];
+    for (unsigned c = 0; c < pb.k(v); ++c)
+      if (strictlyBetter(belief[v][c], belief[v][arg]))
+        arg = c;
+    return arg;
+  });
   return out;
 }
 
