@@ -16,7 +16,10 @@
 // straight to it, so one search, resumed target by target, settles every
 // state in the order the single-target search would, and costTo() adds the
 // straight permute per target. Times are summed in microseconds along the
-// path in plan()'s order, so the double is exactly plan()->timeUs.
+// path in plan()'s order, so the double is exactly plan()->timeUs. The
+// searches of one shape, element size and target partial signature also
+// share that graph (SharedGraph): a state's out-edges are generated once and
+// replayed, in the same order, by every search that reaches it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,6 +146,58 @@ struct Node {
   bool done = false;
 };
 
+/// The graph of the multi-target searches of one shape, element size and
+/// target partial signature: their expand() reads nothing else, so each
+/// state's out-edges are generated once, in expand()'s order, and every
+/// search replays them (the pass starts one search per source layout).
+struct SharedGraph {
+  struct Succ {
+    int32_t to;
+    bool comm;
+    Edge edge;
+    Time time;
+  };
+  std::vector<State> states;
+  /// Per state: its out-edges, succs[first, first + count); first < 0 until
+  /// generated.
+  std::vector<int32_t> first, count;
+  std::vector<Succ> succs;
+  /// Open-addressing index of `states` (-1 = empty slot).
+  std::vector<int32_t> table = std::vector<int32_t>(64, -1);
+
+  int find(const State &s) const {
+    size_t mask = table.size() - 1;
+    for (size_t h = StateHash()(s) & mask; table[h] >= 0; h = (h + 1) & mask)
+      if (states[table[h]] == s)
+        return table[h];
+    return -1;
+  }
+  int intern(const State &s) {
+    size_t mask = table.size() - 1;
+    size_t h = StateHash()(s) & mask;
+    for (; table[h] >= 0; h = (h + 1) & mask)
+      if (states[table[h]] == s)
+        return table[h];
+    int id = static_cast<int>(states.size());
+    table[h] = id;
+    states.push_back(s);
+    first.push_back(-1);
+    count.push_back(0);
+    if (states.size() * 2 > table.size()) {
+      std::vector<int32_t> bigger(table.size() * 2, -1);
+      size_t bmask = bigger.size() - 1;
+      for (size_t i = 0; i < states.size(); ++i) {
+        size_t b = StateHash()(states[i]) & bmask;
+        while (bigger[b] >= 0)
+          b = (b + 1) & bmask;
+        bigger[b] = static_cast<int32_t>(i);
+      }
+      table.swap(bigger);
+    }
+    return id;
+  }
+};
+
 class Search {
 public:
   Search(const CostModel &model, const std::vector<int64_t> &shape,
@@ -156,8 +211,11 @@ public:
 
   /// Multi-target mode, for layouts without uneven splits: searches from
   /// `from` towards every target whose partial axes and reduction are
-  /// those of `to` (the only part of the target the graph depends on).
-  void startMulti(const TensorLayout &from, const TensorLayout &to);
+  /// those of `to` (the only part of the target the graph depends on), on
+  /// `graph`, shared by the searches of the same shape, element size and
+  /// target partial signature.
+  void startMulti(const TensorLayout &from, const TensorLayout &to,
+                  SharedGraph &graph);
   /// The time of the path the single-target search for `target` would
   /// pick; std::nullopt when there is none.
   std::optional<double> costTo(const State &target);
@@ -258,6 +316,10 @@ private:
   }
   void relax(int from, const State &next, const Edge &edge, Time time,
              bool comm);
+  /// relax() in multi-target mode, to state `gid` of the shared graph.
+  void relaxShared(int from, int gid, const Edge &edge, Time time, bool comm);
+  /// The node of shared state `gid`, created (with no parent) if new.
+  int localNode(int gid, bool &inserted);
 
   const CostModel &model;
   const DeviceMesh &mesh;
@@ -283,8 +345,16 @@ private:
   std::vector<int64_t> strides;
 
   std::vector<Node> nodes;
-  /// Open-addressing index of `nodes` by state (-1 = empty slot).
+  /// Open-addressing index of `nodes` by state (-1 = empty slot); unused in
+  /// multi-target mode, which indexes by shared state instead.
   std::vector<int> table;
+  /// Multi-target mode: the shared graph, each node's state there, and the
+  /// node of each shared state (-1 = none yet).
+  SharedGraph *shared = nullptr;
+  std::vector<int> gidOf;
+  std::vector<int> nodeOf;
+  /// Set while expand() records a state's out-edges into `shared`.
+  bool recording = false;
   /// By mask of axes, filled on first use (sized 2^numAxes by prepare()).
   std::vector<LinkSpec> maskLink;
   std::vector<bool> maskLinkKnown;
@@ -620,6 +690,11 @@ Search::permutePairs(const State &before, const State &after,
 
 void Search::relax(int from, const State &next, const Edge &edge, Time time,
                    bool comm) {
+  if (recording) {
+    int to = shared->intern(next);
+    shared->succs.push_back({to, comm, edge, time});
+    return;
+  }
   Cost c = nodes[from].cost;
   c.timePs += time.ps;
   double us = nodes[from].timeUs + time.us;
@@ -636,7 +711,60 @@ void Search::relax(int from, const State &next, const Edge &edge, Time time,
   queue.emplace(c.timePs, c.commSteps, c.localSteps, idx);
 }
 
+int Search::localNode(int gid, bool &inserted) {
+  if (static_cast<size_t>(gid) >= nodeOf.size())
+    nodeOf.resize(shared->states.size(), -1);
+  int &idx = nodeOf[gid];
+  inserted = idx < 0;
+  if (inserted) {
+    idx = static_cast<int>(nodes.size());
+    Node n;
+    n.state = shared->states[gid];
+    nodes.push_back(n);
+    gidOf.push_back(gid);
+  }
+  return idx;
+}
+
+void Search::relaxShared(int from, int gid, const Edge &edge, Time time,
+                         bool comm) {
+  // relax() with the node found by shared state: same order, same nodes.
+  Cost c = nodes[from].cost;
+  c.timePs += time.ps;
+  double us = nodes[from].timeUs + time.us;
+  (comm ? c.commSteps : c.localSteps) += 1;
+  bool inserted;
+  int idx = localNode(gid, inserted);
+  Node &n = nodes[idx];
+  if (!inserted && (n.done || !(c < n.cost)))
+    return;
+  n.cost = c;
+  n.timeUs = us;
+  n.parent = from;
+  n.edge = edge;
+  queue.emplace(c.timePs, c.commSteps, c.localSteps, idx);
+}
+
 void Search::expand(int nodeIdx) {
+  if (shared && !recording) {
+    int gid = gidOf[nodeIdx];
+    if (shared->first[gid] < 0) {
+      // Record this state's out-edges once for every search of the graph.
+      int32_t begin = static_cast<int32_t>(shared->succs.size());
+      recording = true;
+      expand(nodeIdx);
+      recording = false;
+      shared->first[gid] = begin;
+      shared->count[gid] = static_cast<int32_t>(shared->succs.size()) - begin;
+    }
+    for (int32_t k = shared->first[gid], e = k + shared->count[gid]; k < e;
+         ++k) {
+      // By index: relaxShared() does not grow `succs`, but be robust.
+      const SharedGraph::Succ &succ = shared->succs[k];
+      relaxShared(nodeIdx, succ.to, succ.edge, succ.time, succ.comm);
+    }
+    return;
+  }
   const State s = nodes[nodeIdx].state;
   loadLists(s);
   AxisList partial, unused;
@@ -851,12 +979,16 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
 
   // Multi-target searches are kept: start them small.
   nodes.reserve(multi ? 32 : 256);
-  table.assign(multi ? 64 : 512, -1);
   std::vector<QItem> items;
   items.reserve(multi ? 64 : 256);
   queue = decltype(queue)(std::greater<QItem>(), std::move(items));
   bool inserted;
-  lookup(start, inserted);
+  if (shared) {
+    localNode(shared->intern(start), inserted);
+  } else {
+    table.assign(512, -1);
+    lookup(start, inserted);
+  }
   queue.emplace(0, 0, 0, 0);
   return true;
 }
@@ -962,8 +1094,10 @@ State Search::evenState(const TensorLayout &layout) {
   return s;
 }
 
-void Search::startMulti(const TensorLayout &from, const TensorLayout &to) {
+void Search::startMulti(const TensorLayout &from, const TensorLayout &to,
+                        SharedGraph &graph) {
   multi = true;
+  shared = &graph;
   settled.reserve(32);
   settledKeys.reserve(32);
   State start;
@@ -979,6 +1113,11 @@ void Search::startMulti(const TensorLayout &from, const TensorLayout &to) {
 }
 
 int Search::find(const State &s) const {
+  if (shared) {
+    int gid = shared->find(s);
+    return gid < 0 || static_cast<size_t>(gid) >= nodeOf.size() ? -1
+                                                                : nodeOf[gid];
+  }
   size_t mask = table.size() - 1;
   for (size_t h = StateHash()(s) & mask; table[h] >= 0; h = (h + 1) & mask)
     if (nodes[table[h]].state == s)
@@ -1118,6 +1257,8 @@ struct ReshardPlanner::CostIndex {
     /// Layout ids by layoutHash.
     llvm::DenseMap<uint64_t, llvm::SmallVector<uint32_t, 1>> layoutIds;
     std::vector<LayoutInfo> layouts;
+    /// The searches' graphs by (elemBytes, target partial signature).
+    std::map<std::pair<int64_t, uint32_t>, std::unique_ptr<SharedGraph>> graphs;
   };
   /// By shape; node-based, so the searches can refer to the key.
   std::map<std::vector<int64_t>, ShapeEntry> shapes;
@@ -1277,7 +1418,10 @@ ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
     entry.layouts[fromId].searches.emplace_back(elemBytes, sig, searchId);
     index.searches.push_back(
         std::make_unique<Search>(model, shape, elemBytes, options));
-    index.searches.back()->startMulti(from, to);
+    std::unique_ptr<SharedGraph> &graph = entry.graphs[{elemBytes, sig}];
+    if (!graph)
+      graph = std::make_unique<SharedGraph>();
+    index.searches.back()->startMulti(from, to, *graph);
     ++numSearches;
   }
   auto [costIt, newCost] =
