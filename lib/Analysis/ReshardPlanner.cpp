@@ -162,6 +162,9 @@ struct SharedGraph {
   /// generated.
   std::vector<int32_t> first, count;
   std::vector<Succ> succs;
+  /// Per state: Search::permuteKey, 0 until computed (a key of 0 is just
+  /// recomputed).
+  std::vector<uint64_t> keys;
   /// Open-addressing index of `states` (-1 = empty slot).
   std::vector<int32_t> table = std::vector<int32_t>(64, -1);
 
@@ -183,6 +186,7 @@ struct SharedGraph {
     states.push_back(s);
     first.push_back(-1);
     count.push_back(0);
+    keys.push_back(0);
     if (states.size() * 2 > table.size()) {
       std::vector<int32_t> bigger(table.size() * 2, -1);
       size_t bmask = bigger.size() - 1;
@@ -204,7 +208,12 @@ public:
          int64_t elemBytes, const PlannerOptions &options)
       : model(model), mesh(model.getMesh()), shape(shape), elemBytes(elemBytes),
         options(options), numAxes(static_cast<int>(mesh.getNumAxes())),
-        rank(static_cast<int>(shape.size())) {}
+        rank(static_cast<int>(shape.size())) {
+    // Copied out of the mesh: the sizes are read for every edge expanded.
+    axisSize.fill(1);
+    for (int a = 0; a < numAxes && a < kMaxAxes; ++a)
+      axisSize[a] = mesh.getAxisSize(a);
+  }
 
   std::optional<ReshardPlan> run(const TensorLayout &from,
                                  const TensorLayout &to, std::string &error);
@@ -245,7 +254,7 @@ private:
     int64_t n = 1;
     for (int a = 0; a < numAxes; ++a)
       if (s.dim[a] == d)
-        n *= mesh.getAxisSize(a);
+        n *= axisSize[a];
     return n;
   }
   int64_t shardSize(const State &s, int d, int64_t n, int64_t shard) const {
@@ -277,7 +286,7 @@ private:
     int64_t n = 1;
     for (int a = 0; a < numAxes; ++a)
       if (mask & (1u << a))
-        n *= mesh.getAxisSize(a);
+        n *= axisSize[a];
     return n;
   }
   static uint32_t maskOf(const AxisList &l) {
@@ -327,6 +336,7 @@ private:
   int64_t elemBytes;
   const PlannerOptions &options;
   int numAxes, rank;
+  std::array<int64_t, kMaxAxes> axisSize;
 
   std::vector<int> slotOfDim;
   std::vector<std::vector<int64_t>> sizes{{}}; // id 0 = even
@@ -340,7 +350,9 @@ private:
   /// Multi-target mode: the settled nodes in settle order, and their
   /// permuteKey.
   std::vector<int> settled;
-  std::vector<uint64_t> settledKeys;
+  /// The settled nodes by permuteKey, in settle order: costTo() only looks
+  /// at those of the target's key.
+  llvm::DenseMap<uint64_t, llvm::SmallVector<int, 4>> settledByKey;
   std::vector<std::vector<int64_t>> coords;
   std::vector<int64_t> strides;
 
@@ -633,18 +645,18 @@ Search::permutePairs(const State &before, const State &after,
     for (const GroupOrder &o : orders) {
       int64_t total = 1;
       for (int i = 0; i < o.b.n; ++i)
-        total *= mesh.getAxisSize(o.b.a[i]);
+        total *= axisSize[o.b.a[i]];
       std::array<int64_t, kMaxAxes> pc{}, qc{};
       for (int64_t idx = 0; idx < total; ++idx) {
         int64_t rest = idx;
         for (int i = o.b.n - 1; i >= 0; --i) {
-          int64_t size = mesh.getAxisSize(o.b.a[i]);
+          int64_t size = axisSize[o.b.a[i]];
           pc[o.b.a[i]] = rest % size;
           rest /= size;
         }
         rest = idx;
         for (int i = o.a.n - 1; i >= 0; --i) {
-          int64_t size = mesh.getAxisSize(o.a.a[i]);
+          int64_t size = axisSize[o.a.a[i]];
           qc[o.a.a[i]] = rest % size;
           rest /= size;
         }
@@ -652,7 +664,7 @@ Search::permutePairs(const State &before, const State &after,
           int8_t a = o.a.a[i];
           bool inB = std::find(o.b.a.begin(), o.b.a.begin() + o.b.n, a) !=
                      o.b.a.begin() + o.b.n;
-          if (mesh.getAxisSize(a) > 1 && (!inB || pc[a] != qc[a]))
+          if (axisSize[a] > 1 && (!inB || pc[a] != qc[a]))
             mask |= 1u << a;
         }
       }
@@ -668,9 +680,9 @@ Search::permutePairs(const State &before, const State &after,
     for (const GroupOrder &o : orders) {
       int64_t idx = 0;
       for (int i = 0; i < o.b.n; ++i)
-        idx = idx * mesh.getAxisSize(o.b.a[i]) + c[o.b.a[i]];
+        idx = idx * axisSize[o.b.a[i]] + c[o.b.a[i]];
       for (int i = o.a.n - 1; i >= 0; --i) {
-        int64_t size = mesh.getAxisSize(o.a.a[i]);
+        int64_t size = axisSize[o.a.a[i]];
         qc[o.a.a[i]] = idx % size;
         idx /= size;
       }
@@ -941,7 +953,7 @@ void Search::expand(int nodeIdx) {
     permuteTo(goal);
   for (int a = 0; a < numAxes; ++a) {
     for (int b = a + 1; b < numAxes; ++b) {
-      if (mesh.getAxisSize(a) != mesh.getAxisSize(b) || s.dim[a] == kPartial ||
+      if (axisSize[a] != axisSize[b] || s.dim[a] == kPartial ||
           s.dim[b] == kPartial || (s.dim[a] == kUnused && s.dim[b] == kUnused))
         continue;
       State next = s;
@@ -1006,7 +1018,7 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
     coords[p] = mesh.getCoordinate(p);
   strides.assign(numAxes, 1);
   for (int a = numAxes - 2; a >= 0; --a)
-    strides[a] = strides[a + 1] * mesh.getAxisSize(a + 1);
+    strides[a] = strides[a + 1] * axisSize[a + 1];
 
   int goalIdx = -1;
   for (int idx; (idx = settleNext()) >= 0;) {
@@ -1099,7 +1111,6 @@ void Search::startMulti(const TensorLayout &from, const TensorLayout &to,
   multi = true;
   shared = &graph;
   settled.reserve(32);
-  settledKeys.reserve(32);
   State start;
   std::string error;
   // Cannot fail: the layouts are valid and even.
@@ -1145,7 +1156,16 @@ int Search::settleUntil(const State &target) {
     Node &n = nodes[idx];
     n.order = static_cast<int>(settled.size());
     settled.push_back(idx);
-    settledKeys.push_back(permuteKey(n.state));
+    uint64_t key;
+    if (shared) {
+      uint64_t &k = shared->keys[gidOf[idx]];
+      if (!k)
+        k = permuteKey(n.state);
+      key = k;
+    } else {
+      key = permuteKey(n.state);
+    }
+    settledByKey[key].push_back(idx);
     expand(idx);
     if (nodes[idx].state == target)
       return idx;
@@ -1175,13 +1195,17 @@ std::optional<double> Search::costTo(const State &target) {
     bestOrder = nodes[g].parent < 0 ? -1 : nodes[nodes[g].parent].order;
   }
   // In settle order, so costs only grow; every cheaper state has settled.
-  uint64_t key = permuteKey(target);
-  for (size_t i = 0; i < settled.size(); ++i) {
-    const Node &n = nodes[settled[i]];
+  // Only states of the target's key can permute to it, and the others never
+  // change `best`, so visiting just those stops where the full scan would
+  // have found nothing more.
+  auto it = settledByKey.find(permuteKey(target));
+  if (it == settledByKey.end())
+    return have ? std::optional<double>(bestUs) : std::nullopt;
+  for (int idx : it->second) {
+    const Node &n = nodes[idx];
     if (have && !(n.cost < best))
       break;
-    if (settledKeys[i] != key || n.state == target ||
-        !samePermuteSignature(n.state, target))
+    if (n.state == target || !samePermuteSignature(n.state, target))
       continue;
     uint32_t m = permutePairs(n.state, target, nullptr);
     Time t = m ? transferTime(m, localBytes(n.state)) : Time();
