@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autoshard/Analysis/ReshardPlanner.h"
+#include "autoshard/Support/KeyInfo.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -1294,7 +1295,7 @@ struct ReshardPlanner::CostIndex {
   std::map<std::vector<int64_t>, ShapeEntry>::iterator lastShape = shapes.end();
   std::vector<std::unique_ptr<Search>> searches;
   /// Cost by (search index, target id); NaN when no plan exists.
-  llvm::DenseMap<uint64_t, double> costs;
+  llvm::DenseMap<uint64_t, double, PackedKeyInfo> costs;
 
   static uint64_t layoutHash(const TensorLayout &l) {
     uint64_t h = 1469598103934665603ull;

@@ -16,6 +16,7 @@
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 #include "autoshard/Propagate/RuleModels.h"
 #include "autoshard/Propagate/Solver.h"
+#include "autoshard/Support/KeyInfo.h"
 
 #include "Report.h"
 
@@ -344,7 +345,7 @@ struct Pricing {
   std::unordered_map<uint64_t, llvm::SmallVector<unsigned, 1>> layoutIds;
   std::vector<int64_t> scratch;
   std::map<std::vector<int64_t>, unsigned> shapeIds;
-  llvm::DenseMap<std::pair<uint64_t, uint64_t>, double> memo;
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, double, PackedPairKeyInfo> memo;
   /// dropPartial(layouts[id]), interned.
   std::vector<int> resolved;
   /// Lists of layout ids (one slot of a candidate list), interned so that
@@ -462,7 +463,8 @@ struct Pricing {
 
   using Table = std::shared_ptr<const SolverGraph::EdgeTable>;
   /// By (shape id, elemBytes, resolveOnly) and the two id lists.
-  llvm::DenseMap<std::pair<uint64_t, uint64_t>, Table> tables;
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, Table, PackedPairKeyInfo>
+      tables;
 
   /// The table of an edge from layout list `srcList` to `dstList`.
   const Table &table(const TypeInfo &type, unsigned srcList, unsigned dstList,
