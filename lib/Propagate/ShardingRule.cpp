@@ -7,11 +7,16 @@
 
 #include "autoshard/Propagate/ShardingRule.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Allocator.h"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 using namespace autoshard;
 
@@ -123,53 +128,92 @@ static int64_t groupSize(const DeviceMesh &mesh,
   return n;
 }
 
-bool ShardingRule::getLayouts(const DeviceMesh &mesh,
-                              const std::vector<std::vector<int64_t>> &fAxes,
-                              std::vector<TensorLayout> &operandLayouts,
-                              std::vector<TensorLayout> &resultLayouts,
-                              std::string &error) const {
-  if (fAxes.size() != factors.size()) {
-    error = "the assignment gives axes for " + std::to_string(fAxes.size()) +
-            " factors but the rule has " + std::to_string(factors.size());
-    return false;
-  }
+namespace {
+/// Why an assignment has no layouts. Enumeration tries many assignments that
+/// fail and only needs to know that they do, so the message is built from
+/// this only when getLayouts is asked for it.
+struct LayoutFailure {
+  enum Kind {
+    AxisOutOfRange,
+    AxisReused,
+    NeedReplication,
+    NotDivisible,
+    NotContiguous
+  };
+  Kind kind = AxisOutOfRange;
+  /// The factor being split.
+  int64_t factor = 0;
+  /// AxisOutOfRange, AxisReused: the axis; NotContiguous: the more major
+  /// factor that is not split into single elements.
+  int64_t other = 0;
+  /// NotContiguous: the tensor and dim.
+  bool isResult = false;
+  int64_t tensor = 0;
+  int64_t dim = 0;
+};
+
+/// Buffers of computeLayouts, kept across calls so enumeration allocates
+/// nothing per assignment.
+struct LayoutScratch {
+  std::vector<int64_t> owner;
+  std::vector<int64_t> shards;
+  std::vector<int64_t> partial;
+};
+} // namespace
+
+/// Makes `layout` the replicated layout of `rank` (as
+/// TensorLayout::replicated), reusing its buffers.
+static void resetLayout(TensorLayout &layout, size_t rank) {
+  layout.dimAxes.resize(rank);
+  for (std::vector<int64_t> &axes : layout.dimAxes)
+    axes.clear();
+  layout.partialAxes.clear();
+  layout.partialKind = ReductionKind::Sum;
+  layout.unevenSizes.clear();
+}
+
+/// getLayouts without the message; `fAxes` has one entry per factor.
+static bool computeLayouts(const ShardingRule &rule, const DeviceMesh &mesh,
+                           const FactorAxes &fAxes,
+                           std::vector<TensorLayout> &operandLayouts,
+                           std::vector<TensorLayout> &resultLayouts,
+                           LayoutScratch &scratch, LayoutFailure &failure) {
+  const std::vector<Factor> &factors = rule.factors;
   // Each axis at most once; need-replication factors unsplit; divisibility.
-  std::vector<int64_t> owner(mesh.getNumAxes(), -1);
-  std::vector<int64_t> shards(factors.size(), 1);
+  std::vector<int64_t> &owner = scratch.owner;
+  std::vector<int64_t> &shards = scratch.shards;
+  owner.assign(mesh.getNumAxes(), -1);
+  shards.assign(factors.size(), 1);
   for (size_t f = 0; f < factors.size(); ++f) {
+    failure.factor = static_cast<int64_t>(f);
     for (int64_t a : fAxes[f]) {
+      failure.other = a;
       if (a < 0 || a >= mesh.getNumAxes()) {
-        error =
-            "axis index " + std::to_string(a) + " is not in mesh " + mesh.str();
+        failure.kind = LayoutFailure::AxisOutOfRange;
         return false;
       }
       if (owner[a] >= 0) {
-        error = "mesh axis '" + mesh.getAxis(a).name +
-                "' is assigned to both " + getFactorName(owner[a]) + " and " +
-                getFactorName(f);
+        failure.kind = LayoutFailure::AxisReused;
         return false;
       }
-      owner[a] = f;
+      owner[a] = static_cast<int64_t>(f);
     }
     if (fAxes[f].empty())
       continue;
     if (factors[f].kind == FactorKind::NeedReplication) {
-      error = describeFactor(f) + " cannot be split (over " +
-              axisList(mesh, fAxes[f]) + ")";
+      failure.kind = LayoutFailure::NeedReplication;
       return false;
     }
     shards[f] = groupSize(mesh, fAxes[f]);
     if (factors[f].size % shards[f] != 0) {
-      error = describeFactor(f) + " is not divisible by its split count " +
-              std::to_string(shards[f]) + " (over " + axisList(mesh, fAxes[f]) +
-              ")";
+      failure.kind = LayoutFailure::NotDivisible;
       return false;
     }
   }
 
-  auto buildLayout = [&](const TensorFactors &dims, const std::string &what,
-                         TensorLayout &layout) -> bool {
-    layout = TensorLayout::replicated(static_cast<int64_t>(dims.size()));
+  auto buildLayout = [&](const TensorFactors &dims, bool isResult,
+                         size_t tensor, TensorLayout &layout) -> bool {
+    resetLayout(layout, dims.size());
     for (size_t d = 0; d < dims.size(); ++d) {
       const std::vector<int64_t> &fs = dims[d];
       for (size_t k = 0; k < fs.size(); ++k) {
@@ -181,11 +225,12 @@ bool ShardingRule::getLayouts(const DeviceMesh &mesh,
         for (size_t j = 0; j < k; ++j) {
           int64_t major = fs[j];
           if (factors[major].size / shards[major] != 1) {
-            error = what + " dim " + std::to_string(d) + " splits " +
-                    getFactorName(f) + " but its more major factor " +
-                    getFactorName(major) +
-                    " is not split into single "
-                    "elements, so the shards would not be contiguous";
+            failure.kind = LayoutFailure::NotContiguous;
+            failure.factor = f;
+            failure.other = major;
+            failure.isResult = isResult;
+            failure.tensor = static_cast<int64_t>(tensor);
+            failure.dim = static_cast<int64_t>(d);
             return false;
           }
         }
@@ -196,32 +241,81 @@ bool ShardingRule::getLayouts(const DeviceMesh &mesh,
     return true;
   };
 
-  std::vector<int64_t> partial;
+  std::vector<int64_t> &partial = scratch.partial;
+  partial.clear();
   for (size_t f = 0; f < factors.size(); ++f)
     if (factors[f].kind == FactorKind::Reduction)
       partial.insert(partial.end(), fAxes[f].begin(), fAxes[f].end());
   std::sort(partial.begin(), partial.end());
 
-  resultLayouts.assign(resultDims.size(), TensorLayout());
-  for (size_t i = 0; i < resultDims.size(); ++i) {
-    if (!buildLayout(resultDims[i], "result #" + std::to_string(i),
+  resultLayouts.resize(rule.resultDims.size());
+  for (size_t i = 0; i < rule.resultDims.size(); ++i) {
+    if (!buildLayout(rule.resultDims[i], /*isResult=*/true, i,
                      resultLayouts[i]))
       return false;
     resultLayouts[i].partialAxes = partial;
-    resultLayouts[i].partialKind = reduction;
+    resultLayouts[i].partialKind = rule.reduction;
   }
-  operandLayouts.assign(operandDims.size(), TensorLayout());
-  for (size_t i = 0; i < operandDims.size(); ++i) {
-    if (!buildLayout(operandDims[i], "operand #" + std::to_string(i),
+  operandLayouts.resize(rule.operandDims.size());
+  for (size_t i = 0; i < rule.operandDims.size(); ++i) {
+    if (!buildLayout(rule.operandDims[i], /*isResult=*/false, i,
                      operandLayouts[i]))
       return false;
-    int64_t tied = getTiedResult(i);
+    int64_t tied = rule.getTiedResult(static_cast<int64_t>(i));
     if (tied >= 0) {
       operandLayouts[i].partialAxes = resultLayouts[tied].partialAxes;
       operandLayouts[i].partialKind = resultLayouts[tied].partialKind;
     }
   }
   return true;
+}
+
+bool ShardingRule::getLayouts(const DeviceMesh &mesh,
+                              const std::vector<std::vector<int64_t>> &fAxes,
+                              std::vector<TensorLayout> &operandLayouts,
+                              std::vector<TensorLayout> &resultLayouts,
+                              std::string &error) const {
+  if (fAxes.size() != factors.size()) {
+    error = "the assignment gives axes for " + std::to_string(fAxes.size()) +
+            " factors but the rule has " + std::to_string(factors.size());
+    return false;
+  }
+  LayoutScratch scratch;
+  LayoutFailure failure;
+  if (computeLayouts(*this, mesh, fAxes, operandLayouts, resultLayouts, scratch,
+                     failure))
+    return true;
+  int64_t f = failure.factor;
+  switch (failure.kind) {
+  case LayoutFailure::AxisOutOfRange:
+    error = "axis index " + std::to_string(failure.other) + " is not in mesh " +
+            mesh.str();
+    break;
+  case LayoutFailure::AxisReused:
+    error = "mesh axis '" + mesh.getAxis(failure.other).name +
+            "' is assigned to both " +
+            getFactorName(scratch.owner[failure.other]) + " and " +
+            getFactorName(f);
+    break;
+  case LayoutFailure::NeedReplication:
+    error = describeFactor(f) + " cannot be split (over " +
+            axisList(mesh, fAxes[f]) + ")";
+    break;
+  case LayoutFailure::NotDivisible:
+    error = describeFactor(f) + " is not divisible by its split count " +
+            std::to_string(scratch.shards[f]) + " (over " +
+            axisList(mesh, fAxes[f]) + ")";
+    break;
+  case LayoutFailure::NotContiguous:
+    error = (failure.isResult ? "result #" : "operand #") +
+            std::to_string(failure.tensor) + " dim " +
+            std::to_string(failure.dim) + " splits " + getFactorName(f) +
+            " but its more major factor " + getFactorName(failure.other) +
+            " is not split into single "
+            "elements, so the shards would not be contiguous";
+    break;
+  }
+  return false;
 }
 
 static void printTensor(std::ostringstream &os, const ShardingRule &rule,
@@ -438,54 +532,139 @@ double autoshard::estimateFlops(const ShardingRule &rule,
 
 namespace {
 /// Enumerates axis→factor maps, then the orders of several axes on one
-/// factor, in a fixed order.
+/// factor, in a fixed order, and keeps the assignments whose layouts are new.
 struct Enumerator {
   const ShardingRule &rule;
   const DeviceMesh &mesh;
   const EnumerateOptions &options;
   std::vector<int64_t> eligible;
-  std::vector<int64_t> choice; // per axis: factor id or -1
-  std::vector<FactorAxes> out;
+  /// The assignment being built: axes are appended in mesh order, so every
+  /// factor's list is ascending (the first order permute generates).
+  FactorAxes fAxes;
+  /// Factors holding several axes at the current leaf of assignAxis.
+  std::vector<int64_t> multi;
+  std::vector<Candidate> out;
+
+  // Layouts of the assignment at hand, reused across assignments.
+  std::vector<TensorLayout> operandLayouts, resultLayouts;
+  LayoutScratch scratch;
+  LayoutFailure failure;
+
+  /// Dedup key of the layouts at hand (see encodeKey) and the keys seen.
+  std::vector<int64_t> key;
+  llvm::BumpPtrAllocator keyStorage;
+  llvm::DenseSet<llvm::ArrayRef<int64_t>> seen;
+  /// Whether axis indices tell layouts apart exactly as TensorLayout::str
+  /// does; if not (names str would run together), the key is the printed
+  /// text.
+  bool codesMatchStr = true;
+
+  Enumerator(const ShardingRule &rule, const DeviceMesh &mesh,
+             const EnumerateOptions &options)
+      : rule(rule), mesh(mesh), options(options), fAxes(rule.factors.size()) {
+    std::set<std::string_view> names;
+    for (int64_t a = 0; a < mesh.getNumAxes(); ++a) {
+      const std::string &name = mesh.getAxis(a).name;
+      // str separates axes with ", " and brackets; a name holding those (or
+      // none at all, or one shared by two axes) prints like something else.
+      if (name.empty() || name.find_first_of(" ,[]") != std::string::npos ||
+          !names.insert(name).second)
+        codesMatchStr = false;
+    }
+  }
 
   void assignAxis(int64_t a) {
     if (a == mesh.getNumAxes()) {
       emitOrders();
       return;
     }
-    choice[a] = -1;
     assignAxis(a + 1);
     for (int64_t f : eligible) {
-      choice[a] = f;
+      std::vector<int64_t> &axes = fAxes[f];
+      // Maps with too many axes on a factor are skipped; the list only grows
+      // further down.
+      if (options.maxAxesPerFactor > 0 &&
+          static_cast<int64_t>(axes.size()) >= options.maxAxesPerFactor)
+        continue;
+      axes.push_back(a);
       assignAxis(a + 1);
+      axes.pop_back();
     }
   }
 
   void emitOrders() {
-    FactorAxes fAxes(rule.factors.size());
-    for (int64_t a = 0; a < mesh.getNumAxes(); ++a)
-      if (choice[a] >= 0)
-        fAxes[choice[a]].push_back(a);
-    for (const auto &axes : fAxes)
-      if (options.maxAxesPerFactor > 0 &&
-          static_cast<int64_t>(axes.size()) > options.maxAxesPerFactor)
-        return;
+    multi.clear();
+    for (size_t f = 0; f < fAxes.size(); ++f)
+      if (fAxes[f].size() > 1)
+        multi.push_back(static_cast<int64_t>(f));
     // Every permutation of every factor's axes (ascending start: the mesh
     // order is the first one generated).
-    permute(fAxes, 0);
+    permute(0);
   }
 
-  void permute(FactorAxes &fAxes, size_t f) {
-    if (f == fAxes.size()) {
-      out.push_back(fAxes);
+  void permute(size_t m) {
+    if (m == multi.size()) {
+      consider();
       return;
     }
-    std::vector<int64_t> axes = fAxes[f];
-    do {
-      fAxes[f] = axes;
-      permute(fAxes, f + 1);
-    } while (std::next_permutation(axes.begin(), axes.end()));
-    std::sort(axes.begin(), axes.end());
-    fAxes[f] = axes;
+    // next_permutation leaves the list ascending again when it is done.
+    std::vector<int64_t> &axes = fAxes[multi[m]];
+    do
+      permute(m + 1);
+    while (std::next_permutation(axes.begin(), axes.end()));
+  }
+
+  /// Keeps the assignment at hand if it is representable and its layouts
+  /// are new: two assignments with the same layouts are the same strategy.
+  void consider() {
+    if (!computeLayouts(rule, mesh, fAxes, operandLayouts, resultLayouts,
+                        scratch, failure))
+      return;
+    encodeKey();
+    if (seen.contains(key))
+      return;
+    int64_t *stored = keyStorage.Allocate<int64_t>(key.size());
+    std::copy(key.begin(), key.end(), stored);
+    seen.insert(llvm::ArrayRef<int64_t>(stored, key.size()));
+    Candidate c;
+    c.factorAxes = fAxes;
+    // Most assignments that get this far are new: taking the buffers (and
+    // building the next layouts afresh) beats copying them.
+    c.operandLayouts = std::move(operandLayouts);
+    c.resultLayouts = std::move(resultLayouts);
+    c.flops = estimateFlops(rule, mesh, c.factorAxes);
+    out.push_back(std::move(c));
+  }
+
+  /// A key equal for two assignments exactly when every operand's and
+  /// result's TensorLayout::str is: each dim's axes, then the partial axes
+  /// and their kind when there are any (str prints no uneven sizes, and no
+  /// kind when nothing is partial). All partial layouts of a rule share its
+  /// reduction kind, so its code need not match the printed word.
+  void encodeKey() {
+    key.clear();
+    auto add = [&](const TensorLayout &l) {
+      if (!codesMatchStr) {
+        for (char ch : l.str(mesh))
+          key.push_back(static_cast<unsigned char>(ch));
+        key.push_back(-1);
+        return;
+      }
+      key.push_back(l.getRank());
+      for (const std::vector<int64_t> &axes : l.dimAxes) {
+        key.push_back(static_cast<int64_t>(axes.size()));
+        key.insert(key.end(), axes.begin(), axes.end());
+      }
+      key.push_back(static_cast<int64_t>(l.partialAxes.size()));
+      if (l.partialAxes.empty())
+        return;
+      key.push_back(static_cast<int64_t>(l.partialKind));
+      key.insert(key.end(), l.partialAxes.begin(), l.partialAxes.end());
+    };
+    for (const TensorLayout &l : operandLayouts)
+      add(l);
+    for (const TensorLayout &l : resultLayouts)
+      add(l);
   }
 };
 } // namespace
@@ -493,7 +672,7 @@ struct Enumerator {
 std::vector<Candidate>
 autoshard::enumerateCandidates(const ShardingRule &rule, const DeviceMesh &mesh,
                                const EnumerateOptions &options) {
-  Enumerator e{rule, mesh, options, {}, {}, {}};
+  Enumerator e(rule, mesh, options);
   for (size_t f = 0; f < rule.factors.size(); ++f) {
     const Factor &factor = rule.factors[f];
     if (factor.kind == FactorKind::NeedReplication || factor.size < 2)
@@ -502,33 +681,17 @@ autoshard::enumerateCandidates(const ShardingRule &rule, const DeviceMesh &mesh,
       continue;
     e.eligible.push_back(static_cast<int64_t>(f));
   }
-  e.choice.assign(mesh.getNumAxes(), -1);
   e.assignAxis(0);
 
-  std::vector<Candidate> all;
+  std::vector<Candidate> &all = e.out;
   std::vector<int64_t> parallelism;
-  std::set<std::pair<std::vector<std::string>, std::vector<std::string>>> seen;
-  for (FactorAxes &fAxes : e.out) {
-    Candidate c;
-    std::string error;
-    if (!rule.getLayouts(mesh, fAxes, c.operandLayouts, c.resultLayouts, error))
-      continue;
-    // Two assignments with the same layouts are the same strategy.
-    std::vector<std::string> ins, outs;
-    for (const auto &l : c.operandLayouts)
-      ins.push_back(l.str(mesh));
-    for (const auto &l : c.resultLayouts)
-      outs.push_back(l.str(mesh));
-    if (!seen.insert({ins, outs}).second)
-      continue;
-    c.factorAxes = std::move(fAxes);
-    c.flops = estimateFlops(rule, mesh, c.factorAxes);
-    all.push_back(std::move(c));
-  }
+  parallelism.reserve(all.size());
+  for (const Candidate &c : all)
+    parallelism.push_back(c.getParallelism(mesh));
   std::vector<size_t> order(all.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return all[x].getParallelism(mesh) > all[y].getParallelism(mesh);
+    return parallelism[x] > parallelism[y];
   });
   std::vector<Candidate> sorted;
   sorted.reserve(all.size());
