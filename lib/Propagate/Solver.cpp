@@ -14,6 +14,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -370,167 +371,6 @@ bool strictlyBetter(double candidate, double current) {
   return candidate < current - 1e-9 * std::max(1.0, std::fabs(current));
 }
 
-//===----------------------------------------------------------------------===//
-// Forest DP
-//===----------------------------------------------------------------------===//
-
-/// A spanning forest: for every node its tree pairs, chosen by Kruskal on
-/// decreasing pair weight (ties in rank order).
-std::vector<bool> spanningForest(const Problem &pb) {
-  std::vector<unsigned> order(pb.pairs.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](unsigned x, unsigned y) {
-    return pb.pairs[x].weight > pb.pairs[y].weight;
-  });
-  std::vector<unsigned> parent(pb.n);
-  std::iota(parent.begin(), parent.end(), 0u);
-  auto find = [&](unsigned x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  std::vector<bool> inTree(pb.pairs.size(), false);
-  for (unsigned id : order) {
-    unsigned ra = find(pb.pairs[id].a), rb = find(pb.pairs[id].b);
-    if (ra == rb)
-      continue;
-    parent[std::max(ra, rb)] = std::min(ra, rb);
-    inTree[id] = true;
-  }
-  return inTree;
-}
-
-/// Exact min-sum over the trees of the pairs in `inTree` among the nodes in
-/// `member` (every node when null), with unary terms `belief` (updated in
-/// place): a breadth-first pass from each tree's lowest-ranked node, then
-/// each node's best candidate for every candidate of its parent, bottom up.
-/// Roots take `pickRoot(root)`, every other member node its best given its
-/// parent, written to `out`.
-template <typename PickRoot>
-void solveForest(const Problem &pb, const std::vector<bool> &inTree,
-                 const std::vector<bool> *member,
-                 std::vector<std::vector<double>> &belief,
-                 std::vector<unsigned> &out, PickRoot pickRoot) {
-  unsigned n = pb.n;
-  std::vector<int> parentPair(n, -1);
-  std::vector<bool> seen(n, false);
-  std::vector<unsigned> bfs;
-  bfs.reserve(n);
-  for (unsigned r : pb.rankOrder) {
-    if ((member && !(*member)[r]) || seen[r])
-      continue;
-    seen[r] = true;
-    size_t head = bfs.size();
-    bfs.push_back(r);
-    while (head < bfs.size()) {
-      unsigned v = bfs[head++];
-      for (unsigned id : pb.incident[v]) {
-        if (!inTree[id])
-          continue;
-        unsigned w = pb.other(pb.pairs[id], v);
-        if (seen[w])
-          continue;
-        seen[w] = true;
-        parentPair[w] = id;
-        bfs.push_back(w);
-      }
-    }
-  }
-  // Upward pass: best[v][cp] = child v's best candidate given its parent.
-  std::vector<std::vector<unsigned>> best(n);
-  for (auto it = bfs.rbegin(); it != bfs.rend(); ++it) {
-    unsigned v = *it;
-    if (parentPair[v] < 0)
-      continue;
-    const Pair &p = pb.pairs[parentPair[v]];
-    unsigned par = pb.other(p, v);
-    unsigned kp = pb.k(par), kv = pb.k(v);
-    best[v].assign(kp, 0);
-    for (unsigned cp = 0; cp < kp; ++cp) {
-      double bestCost = std::numeric_limits<double>::infinity();
-      unsigned arg = 0;
-      for (unsigned cv = 0; cv < kv; ++cv) {
-        double c = belief[v][cv] + pb.pairCost(p, par, cp, cv);
-        if (c < bestCost) {
-          bestCost = c;
-          arg = cv;
-        }
-      }
-      best[v][cp] = arg;
-      belief[par][cp] = std::min(kInfeasibleCost, belief[par][cp] + bestCost);
-    }
-  }
-  // Downward pass.
-  for (unsigned v : bfs)
-    out[v] = parentPair[v] < 0
-                 ? pickRoot(v)
-                 : best[v][out[pb.other(pb.pairs[parentPair[v]], v)]];
-}
-
-/// Exact min-sum over the forest given by `inTree`; every off-forest pair
-/// contributes a unary term from the current assignment `x` of its other end
-/// (ignored when `x` is empty). Returns the forest-optimal assignment.
-std::vector<unsigned> forestDP(const Problem &pb,
-                               const std::vector<bool> &inTree,
-                               const std::vector<unsigned> &x) {
-  unsigned n = pb.n;
-  std::vector<std::vector<double>> belief = pb.unary;
-  if (!x.empty())
-    for (unsigned id = 0; id < pb.pairs.size(); ++id) {
-      if (inTree[id])
-        continue;
-      const Pair &p = pb.pairs[id];
-      for (unsigned c = 0; c < pb.k(p.a); ++c)
-        belief[p.a][c] += pb.pairCost(p, p.a, c, x[p.b]);
-      for (unsigned c = 0; c < pb.k(p.b); ++c)
-        belief[p.b][c] += pb.pairCost(p, p.b, c, x[p.a]);
-    }
-
-  std::vector<unsigned> out(n, 0);
-  solveForest(pb, inTree, nullptr, belief, out, [&](unsigned v) {
-    return static_cast<unsigned>(
-        std::min_element(belief[v].begin(), belief[v].end()) -
-        belief[v].begin());
-  });
-  return out;
-}
-
-/// Iterated conditional modes in rank order until no single-node move
-/// improves. Returns whether anything changed.
-bool icm(const Problem &pb, std::vector<unsigned> &x) {
-  bool changedAny = false;
-  for (unsigned sweep = 0; sweep < 1000; ++sweep) {
-    bool changed = false;
-    for (unsigned v : pb.rankOrder) {
-      unsigned kv = pb.k(v);
-      if (kv < 2)
-        continue;
-      std::vector<double> local = pb.unary[v];
-      for (unsigned id : pb.incident[v]) {
-        const Pair &p = pb.pairs[id];
-        unsigned w = pb.other(p, v);
-        for (unsigned c = 0; c < kv; ++c)
-          local[c] += pb.pairCost(p, v, c, x[w]);
-      }
-      unsigned arg = x[v];
-      for (unsigned c = 0; c < kv; ++c)
-        if (strictlyBetter(local[c], local[arg]))
-          arg = c;
-      if (arg != x[v]) {
-        x[v] = arg;
-        changed = changedAny = true;
-      }
-    }
-    if (!changed)
-      break;
-  }
-  return changedAny;
-}
-
-//===----------------------------------------------------------------------===//
-// Variable elimination
-//===----------------------------------------------------------------------===//
-
 /// A hash of n doubles' bit patterns.
 uint64_t hashEntries(const double *x, size_t n) {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
@@ -543,13 +383,10 @@ uint64_t hashEntries(const double *x, size_t n) {
   return h;
 }
 
-/// Exact min-sum by bucket elimination. Computation graphs are long but
-/// narrow (a residual stream with diamonds: Q/K/V branches, layer-norm
-/// statistics), so eliminating the node whose new table is smallest keeps
-/// every table small and the whole run linear in the graph's length. Fails
-/// (returns false) when a table would exceed `maxTable` entries, the kept
-/// argmin tables 16 * `maxTable`, or the total work `maxWork`; the caller
-/// then falls back to the local search.
+//===----------------------------------------------------------------------===//
+// Min-plus kernel
+//===----------------------------------------------------------------------===//
+
 /// Four doubles and their comparison mask (GCC/Clang vector extensions:
 /// lowered to SSE2 pairs, or one AVX2 register in the avx2 clone).
 typedef double V4 __attribute__((vector_size(32)));
@@ -647,6 +484,267 @@ void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Forest DP
+//===----------------------------------------------------------------------===//
+
+/// A spanning forest: for every node its tree pairs, chosen by Kruskal on
+/// decreasing pair weight (ties in rank order).
+std::vector<bool> spanningForest(const Problem &pb) {
+  std::vector<unsigned> order(pb.pairs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](unsigned x, unsigned y) {
+    return pb.pairs[x].weight > pb.pairs[y].weight;
+  });
+  std::vector<unsigned> parent(pb.n);
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto find = [&](unsigned x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<bool> inTree(pb.pairs.size(), false);
+  for (unsigned id : order) {
+    unsigned ra = find(pb.pairs[id].a), rb = find(pb.pairs[id].b);
+    if (ra == rb)
+      continue;
+    parent[std::max(ra, rb)] = std::min(ra, rb);
+    inTree[id] = true;
+  }
+  return inTree;
+}
+
+/// belief[c] += costs[c] for every c.
+void addCosts(std::vector<double> &belief, const double *costs) {
+  for (size_t c = 0; c < belief.size(); ++c)
+    belief[c] += costs[c];
+}
+
+/// What the tree passes of one local search share. Every pair's matrix
+/// transposed (padded like the pairs; pairs that share a matrix share its
+/// transpose), so that a pass reads the costs of a child's candidate as a
+/// contiguous row over its parent's candidates whichever end of the pair the
+/// parent is, as the min-plus kernel wants. And the upward messages: a
+/// child's message to its parent depends only on the child's belief and the
+/// pair's costs, and the layers of a model send the same ones pass after
+/// pass, so identical inputs (checked entry by entry on a hit, never trusted
+/// alone) share the earlier result. The memo stops growing once its entries
+/// hold kMemoValues values (already stored ones still hit).
+struct ForestCache {
+  std::vector<std::shared_ptr<const std::vector<double>>> transposed;
+
+  struct Message {
+    const double *tab; // the child-major costs it was computed from
+    std::vector<double> belief;
+    std::vector<double> cost; // per parent candidate
+    std::vector<unsigned> arg;
+  };
+  static constexpr size_t kMemoValues = size_t(1) << 23;
+  std::unordered_multimap<uint64_t, Message> memo;
+  size_t memoValues = 0;
+
+  explicit ForestCache(const Problem &pb) : transposed(pb.pairs.size()) {
+    std::unordered_map<const void *, std::shared_ptr<const std::vector<double>>>
+        done;
+    for (size_t id = 0; id < pb.pairs.size(); ++id) {
+      const Pair &p = pb.pairs[id];
+      auto &t = done[p.matrix.get()];
+      if (!t) {
+        unsigned ka = pb.k(p.a), kb = pb.k(p.b);
+        auto m = std::make_shared<std::vector<double>>(size_t(ka) * kb + kPad);
+        for (unsigned x = 0; x < ka; ++x)
+          for (unsigned y = 0; y < kb; ++y)
+            (*m)[size_t(y) * ka + x] = p.m[size_t(x) * kb + y];
+        t = std::move(m);
+      }
+      transposed[id] = t;
+    }
+  }
+
+  /// Pair `id`'s costs as rows over `child`'s candidates, each row
+  /// contiguous over the other end's candidates.
+  const double *childMajor(const Problem &pb, unsigned id,
+                           unsigned child) const {
+    const Pair &p = pb.pairs[id];
+    return p.a == child ? p.m : transposed[id]->data();
+  }
+
+  /// Pair `id`'s costs for every candidate of its end `v` with the other end
+  /// at candidate `co`, contiguous.
+  const double *given(const Problem &pb, unsigned id, unsigned v,
+                      unsigned co) const {
+    const Pair &p = pb.pairs[id];
+    return p.a == v ? transposed[id]->data() + size_t(co) * pb.k(p.a)
+                    : p.m + size_t(co) * pb.k(p.b);
+  }
+
+  /// The message of a child with `belief` over pair `id` to its parent
+  /// `par`: for every parent candidate cp the least belief[cv] + cost(cp, cv)
+  /// and the first cv reaching it (minRow's order of operations and ties,
+  /// so the same as a scalar scan).
+  const Message &message(const Problem &pb, unsigned id, unsigned child,
+                         unsigned par, const std::vector<double> &belief) {
+    const double *tab = childMajor(pb, id, child);
+    const unsigned kp = pb.k(par), kv = belief.size();
+    uint64_t key = hashEntries(belief.data(), kv) ^
+                   (reinterpret_cast<uintptr_t>(tab) * 0x9e3779b97f4a7c15ull);
+    auto range = memo.equal_range(key);
+    for (auto it = range.first; it != range.second; ++it)
+      if (it->second.tab == tab && it->second.cost.size() == kp &&
+          it->second.belief == belief)
+        return it->second;
+    Message msg;
+    msg.tab = tab;
+    msg.belief = belief;
+    msg.cost.resize(kp + kPad);
+    std::vector<double> arg(kp + kPad);
+    const size_t zero = 0, one = 1, stride = kp;
+    minRow(kv, kp, 1, belief.data(), &tab, &zero, &stride, &one,
+           msg.cost.data(), arg.data(), nullptr);
+    msg.cost.resize(kp);
+    msg.arg.assign(arg.begin(), arg.begin() + kp);
+    if (memoValues < kMemoValues) {
+      memoValues += kv + 2 * kp;
+      return memo.emplace(key, std::move(msg))->second;
+    }
+    spill.push_back(std::move(msg));
+    return spill.back();
+  }
+
+  /// Starts a tree pass: messages from earlier passes that did not fit in
+  /// the memo are dropped (references to stored ones stay valid).
+  void beginPass() { spill.clear(); }
+
+private:
+  std::deque<Message> spill;
+};
+
+/// Exact min-sum over the trees of the pairs in `inTree` among the nodes in
+/// `member` (every node when null), with unary terms `belief` (updated in
+/// place): a breadth-first pass from each tree's lowest-ranked node, then
+/// each node's best candidate for every candidate of its parent, bottom up.
+/// Roots take `pickRoot(root)`, every other member node its best given its
+/// parent, written to `out`.
+template <typename PickRoot>
+void solveForest(const Problem &pb, ForestCache &cache,
+                 const std::vector<bool> &inTree,
+                 const std::vector<bool> *member,
+                 std::vector<std::vector<double>> &belief,
+                 std::vector<unsigned> &out, PickRoot pickRoot) {
+  unsigned n = pb.n;
+  std::vector<int> parentPair(n, -1);
+  std::vector<bool> seen(n, false);
+  std::vector<unsigned> bfs;
+  bfs.reserve(n);
+  for (unsigned r : pb.rankOrder) {
+    if ((member && !(*member)[r]) || seen[r])
+      continue;
+    seen[r] = true;
+    size_t head = bfs.size();
+    bfs.push_back(r);
+    while (head < bfs.size()) {
+      unsigned v = bfs[head++];
+      for (unsigned id : pb.incident[v]) {
+        if (!inTree[id])
+          continue;
+        unsigned w = pb.other(pb.pairs[id], v);
+        if (seen[w])
+          continue;
+        seen[w] = true;
+        parentPair[w] = id;
+        bfs.push_back(w);
+      }
+    }
+  }
+  // Upward pass: best[v][cp] = child v's best candidate given its parent.
+  cache.beginPass();
+  std::vector<const unsigned *> best(n, nullptr);
+  for (auto it = bfs.rbegin(); it != bfs.rend(); ++it) {
+    unsigned v = *it;
+    if (parentPair[v] < 0)
+      continue;
+    unsigned par = pb.other(pb.pairs[parentPair[v]], v);
+    const ForestCache::Message &msg =
+        cache.message(pb, parentPair[v], v, par, belief[v]);
+    best[v] = msg.arg.data();
+    for (unsigned cp = 0; cp < pb.k(par); ++cp)
+      belief[par][cp] =
+          std::min(kInfeasibleCost, belief[par][cp] + msg.cost[cp]);
+  }
+  // Downward pass.
+  for (unsigned v : bfs)
+    out[v] = parentPair[v] < 0
+                 ? pickRoot(v)
+                 : best[v][out[pb.other(pb.pairs[parentPair[v]], v)]];
+}
+
+/// Exact min-sum over the forest given by `inTree`; every off-forest pair
+/// contributes a unary term from the current assignment `x` of its other end
+/// (ignored when `x` is empty). Returns the forest-optimal assignment.
+std::vector<unsigned> forestDP(const Problem &pb, ForestCache &cache,
+                               const std::vector<bool> &inTree,
+                               const std::vector<unsigned> &x) {
+  unsigned n = pb.n;
+  std::vector<std::vector<double>> belief = pb.unary;
+  if (!x.empty())
+    for (unsigned id = 0; id < pb.pairs.size(); ++id) {
+      if (inTree[id])
+        continue;
+      const Pair &p = pb.pairs[id];
+      addCosts(belief[p.a], cache.given(pb, id, p.a, x[p.b]));
+      addCosts(belief[p.b], cache.given(pb, id, p.b, x[p.a]));
+    }
+
+  std::vector<unsigned> out(n, 0);
+  solveForest(pb, cache, inTree, nullptr, belief, out, [&](unsigned v) {
+    return static_cast<unsigned>(
+        std::min_element(belief[v].begin(), belief[v].end()) -
+        belief[v].begin());
+  });
+  return out;
+}
+
+/// Iterated conditional modes in rank order until no single-node move
+/// improves. Returns whether anything changed.
+bool icm(const Problem &pb, const ForestCache &cache,
+         std::vector<unsigned> &x) {
+  bool changedAny = false;
+  std::vector<double> local;
+  for (unsigned sweep = 0; sweep < 1000; ++sweep) {
+    bool changed = false;
+    for (unsigned v : pb.rankOrder) {
+      unsigned kv = pb.k(v);
+      if (kv < 2)
+        continue;
+      local.assign(pb.unary[v].begin(), pb.unary[v].end());
+      for (unsigned id : pb.incident[v])
+        addCosts(local, cache.given(pb, id, v, x[pb.other(pb.pairs[id], v)]));
+      unsigned arg = x[v];
+      for (unsigned c = 0; c < kv; ++c)
+        if (strictlyBetter(local[c], local[arg]))
+          arg = c;
+      if (arg != x[v]) {
+        x[v] = arg;
+        changed = changedAny = true;
+      }
+    }
+    if (!changed)
+      break;
+  }
+  return changedAny;
+}
+
+//===----------------------------------------------------------------------===//
+// Variable elimination
+//===----------------------------------------------------------------------===//
+
+/// Exact min-sum by bucket elimination. Computation graphs are long but
+/// narrow (a residual stream with diamonds: Q/K/V branches, layer-norm
+/// statistics), so eliminating the node whose new table is smallest keeps
+/// every table small and the whole run linear in the graph's length. Fails
+/// (returns false) when a table would exceed `maxTable` entries, the kept
+/// argmin tables 16 * `maxTable`, or the total work `maxWork`; the caller
+/// then falls back to the local search.
 struct Eliminator {
   const Problem &pb;
   uint64_t maxTable, maxWork;
@@ -682,7 +780,6 @@ struct Eliminator {
   size_t memoHits = 0;
   std::vector<Factor> factors;
   std::vector<std::vector<unsigned>> factorsOf; // node -> factor ids
-  std::vector<std::vector<unsigned>> adj;       // sorted by rank
   struct Step {
     unsigned node;
     std::vector<unsigned> scope;
@@ -693,32 +790,23 @@ struct Eliminator {
   Eliminator(const Problem &pb, uint64_t maxTable, uint64_t maxWork)
       : pb(pb), maxTable(maxTable), maxWork(maxWork) {}
 
-  double tableSize(unsigned v) const {
-    double size = pb.k(v);
-    for (unsigned u : adj[v])
-      size *= pb.k(u);
-    return size;
-  }
+  /// The elimination order and every step's scope (see plan()).
+  std::vector<unsigned> order;
+  std::vector<std::vector<unsigned>> scopes;
 
-  bool run(std::vector<unsigned> &out) {
+  /// Plans the elimination: min-weight order (the node whose new table,
+  /// counting its own candidates, is smallest; ties by rank). The order and
+  /// the scopes follow from the graph's structure and the candidate counts
+  /// alone, never from the costs, so the whole plan is known before any
+  /// table is computed. Returns false when a step's table would exceed
+  /// `maxTable`.
+  bool plan() {
     unsigned n = pb.n;
-    factorsOf.resize(n);
-    adj.resize(n);
+    std::vector<std::vector<unsigned>> adj(n); // sorted by rank
     auto byRank = [&](unsigned x, unsigned y) {
       return pb.rank[x] < pb.rank[y];
     };
-    std::unordered_map<const void *, uint64_t> pairHashes;
     for (const Pair &p : pb.pairs) {
-      Factor f;
-      f.scope = {p.a, p.b};
-      f.table = p.matrix;
-      auto [it, inserted] = pairHashes.try_emplace(p.matrix.get(), 0);
-      if (inserted)
-        it->second = hashEntries(p.m, size_t(pb.k(p.a)) * pb.k(p.b));
-      f.hash = it->second;
-      factorsOf[p.a].push_back(factors.size());
-      factorsOf[p.b].push_back(factors.size());
-      factors.push_back(std::move(f));
       adj[p.a].push_back(p.b);
       adj[p.b].push_back(p.a);
     }
@@ -726,7 +814,12 @@ struct Eliminator {
       std::sort(a.begin(), a.end(), byRank);
       a.erase(std::unique(a.begin(), a.end()), a.end());
     }
-    // Min-weight order: the node whose new table is smallest, ties by rank.
+    auto tableSize = [&](unsigned v) {
+      double size = pb.k(v);
+      for (unsigned u : adj[v])
+        size *= pb.k(u);
+      return size;
+    };
     // A heap with stale entries skipped on the way out (a node's entry is
     // current while its score is unchanged) pops what an ordered set of the
     // current entries would.
@@ -737,8 +830,12 @@ struct Eliminator {
       score[v] = tableSize(v);
       queue.push({score[v], pb.rank[v]});
     }
+    order.clear();
+    scopes.clear();
+    order.reserve(n);
+    scopes.reserve(n);
     std::vector<bool> gone(n, false);
-    std::vector<unsigned> nbrs, merged;
+    std::vector<unsigned> merged;
     while (!queue.empty()) {
       auto [itemScore, itemRank] = queue.top();
       queue.pop();
@@ -747,11 +844,11 @@ struct Eliminator {
         continue;
       if (score[v] > static_cast<double>(maxTable))
         return false;
-      if (!eliminate(v))
-        return false;
       gone[v] = true;
+      order.push_back(v);
+      scopes.push_back(std::move(adj[v]));
+      const std::vector<unsigned> &nbrs = scopes.back();
       // The neighbours now form a clique (the new factor's scope).
-      nbrs = adj[v];
       for (unsigned u : nbrs) {
         merged.clear();
         std::set_union(adj[u].begin(), adj[u].end(), nbrs.begin(), nbrs.end(),
@@ -770,6 +867,34 @@ struct Eliminator {
         }
       }
     }
+    return true;
+  }
+
+  /// Plans and runs the elimination and decodes the optimum into `out`. A
+  /// plan over the table cap fails before any table is computed: the run
+  /// would give up at that step (or sooner, on work), so the work before it
+  /// would be wasted.
+  bool run(std::vector<unsigned> &out) {
+    unsigned n = pb.n;
+    if (!plan())
+      return false;
+    factorsOf.resize(n);
+    std::unordered_map<const void *, uint64_t> pairHashes;
+    for (const Pair &p : pb.pairs) {
+      Factor f;
+      f.scope = {p.a, p.b};
+      f.table = p.matrix;
+      auto [it, inserted] = pairHashes.try_emplace(p.matrix.get(), 0);
+      if (inserted)
+        it->second = hashEntries(p.m, size_t(pb.k(p.a)) * pb.k(p.b));
+      f.hash = it->second;
+      factorsOf[p.a].push_back(factors.size());
+      factorsOf[p.b].push_back(factors.size());
+      factors.push_back(std::move(f));
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (!eliminate(order[i], std::move(scopes[i])))
+        return false;
     // Decode in reverse elimination order.
     out.assign(n, 0);
     for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
@@ -844,10 +969,10 @@ struct Eliminator {
   /// (or constant), so the additions and comparisons vectorise; each entry's
   /// sum is formed in the same order as a per-entry loop would, so the result
   /// does not depend on this layout.
-  bool eliminate(unsigned v) {
+  bool eliminate(unsigned v, std::vector<unsigned> stepScope) {
     Step step;
     step.node = v;
-    step.scope = adj[v];
+    step.scope = std::move(stepScope);
     const std::vector<unsigned> &scope = step.scope;
     size_t size = 1;
     for (unsigned u : scope)
@@ -1023,7 +1148,8 @@ struct Eliminator {
 /// Exact min-sum over the nodes in `block` (their induced subgraph must be a
 /// forest) with every other node held at `x`. Returns the block-optimal
 /// assignment (others unchanged).
-std::vector<unsigned> blockDP(const Problem &pb, const std::vector<bool> &block,
+std::vector<unsigned> blockDP(const Problem &pb, ForestCache &cache,
+                              const std::vector<bool> &block,
                               const std::vector<unsigned> &x) {
   unsigned n = pb.n;
   std::vector<std::vector<double>> belief(n);
@@ -1038,14 +1164,12 @@ std::vector<unsigned> blockDP(const Problem &pb, const std::vector<bool> &block,
       continue;
     }
     if (block[p.a])
-      for (unsigned c = 0; c < pb.k(p.a); ++c)
-        belief[p.a][c] += pb.pairCost(p, p.a, c, x[p.b]);
+      addCosts(belief[p.a], cache.given(pb, id, p.a, x[p.b]));
     if (block[p.b])
-      for (unsigned c = 0; c < pb.k(p.b); ++c)
-        belief[p.b][c] += pb.pairCost(p, p.b, c, x[p.a]);
+      addCosts(belief[p.b], cache.given(pb, id, p.b, x[p.a]));
   }
   std::vector<unsigned> out = x;
-  solveForest(pb, inTree, &block, belief, out, [&](unsigned v) {
+  solveForest(pb, cache, inTree, &block, belief, out, [&](unsigned v) {
     // Keep the current candidate on ties so descent terminates.
     unsigned arg = x[v];
     for (unsigned c = 0; c < pb.k(v); ++c)
@@ -1125,7 +1249,8 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
   std::vector<bool> inTree = spanningForest(pb);
   bool isForest =
       std::all_of(inTree.begin(), inTree.end(), [](bool b) { return b; });
-  std::vector<unsigned> x = forestDP(pb, inTree, {});
+  ForestCache cache(pb);
+  std::vector<unsigned> x = forestDP(pb, cache, inTree, {});
   double cost = pb.evaluate(x);
   res.optimal = isForest;
   if (!isForest) {
@@ -1138,25 +1263,34 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
     blocks.push_back(inducedForest(pb, order));
     std::reverse(order.begin(), order.end());
     blocks.push_back(inducedForest(pb, order));
+    // A move depends on x alone: one that did not help is not tried again
+    // until x changes (`version` counts the changes), as it would propose
+    // the same assignment.
+    uint64_t version = 0;
+    std::vector<uint64_t> triedAt(1 + blocks.size(), ~uint64_t(0));
+    auto tryMove = [&](size_t move, auto propose) {
+      if (triedAt[move] == version)
+        return;
+      std::vector<unsigned> z = propose();
+      if (double c = pb.evaluate(z); strictlyBetter(c, cost)) {
+        x = std::move(z);
+        cost = c;
+        ++version;
+      } else {
+        triedAt[move] = version;
+      }
+    };
     for (unsigned round = 0; round < options.maxRounds; ++round) {
       ++res.work;
       double before = cost;
-      icm(pb, x);
+      if (icm(pb, cache, x))
+        ++version;
       cost = pb.evaluate(x);
       // The old heuristic move: forest DP with off-forest pairs conditioned
       // on x. Not monotone, so only taken when it helps.
-      std::vector<unsigned> y = forestDP(pb, inTree, x);
-      if (double c = pb.evaluate(y); strictlyBetter(c, cost)) {
-        x = std::move(y);
-        cost = c;
-      }
-      for (const std::vector<bool> &block : blocks) {
-        std::vector<unsigned> z = blockDP(pb, block, x);
-        if (double c = pb.evaluate(z); strictlyBetter(c, cost)) {
-          x = std::move(z);
-          cost = c;
-        }
-      }
+      tryMove(0, [&] { return forestDP(pb, cache, inTree, x); });
+      for (size_t i = 0; i < blocks.size(); ++i)
+        tryMove(1 + i, [&] { return blockDP(pb, cache, blocks[i], x); });
       if (!strictlyBetter(cost, before))
         break;
     }

@@ -110,6 +110,10 @@ TEST(SolverTest, TreesAreSolvedExactly) {
     SolverResult ex = run(g, SolverKind::Exact);
     EXPECT_TRUE(dp.optimal);
     EXPECT_NEAR(dp.cost, ex.cost, 1e-9);
+    // A tree is its own spanning forest: the local search is exact too.
+    SolverResult local = run(g, SolverKind::Local);
+    EXPECT_TRUE(local.optimal);
+    EXPECT_NEAR(local.cost, ex.cost, 1e-9);
   }
 }
 
@@ -212,6 +216,42 @@ TEST(SolverTest, WideGraphsFallBackToLocalSearch) {
   EXPECT_NEAR(ex.cost, dp.cost, 1e-9);
 }
 
+// Elimination plans its order before computing any table, so when a table
+// would exceed the cap it gives up at once, even where the cap is met only
+// after a long run of cheap steps (a chain leading into a grid); and the
+// default then returns exactly the local search's answer, as it does when
+// the work cap stops the elimination instead.
+TEST(SolverTest, CappedEliminationReturnsTheLocalSearch) {
+  std::mt19937 rng(7);
+  unsigned side = 5, chain = 40;
+  SolverGraph g = randomNodes(side * side + chain, 3, rng);
+  for (unsigned r = 0; r < side; ++r)
+    for (unsigned c = 0; c < side; ++c) {
+      unsigned v = r * side + c;
+      if (c + 1 < side)
+        addReshardLikeEdge(g, v, v + 1, 3, rng);
+      if (r + 1 < side)
+        addReshardLikeEdge(g, v, v + side, 3, rng);
+    }
+  for (unsigned v = side * side - 1; v + 1 < side * side + chain; ++v)
+    addReshardLikeEdge(g, v, v + 1, 3, rng);
+  SolverResult local = run(g, SolverKind::Local);
+  EXPECT_FALSE(local.optimal);
+  SolverOptions smallTables, littleWork;
+  smallTables.maxEliminationTable = 27;
+  littleWork.maxEliminationWork = 100;
+  for (const SolverOptions &capped : {smallTables, littleWork}) {
+    SolverResult r = run(g, SolverKind::DP, capped);
+    EXPECT_FALSE(r.optimal);
+    EXPECT_EQ(r.assignment, local.assignment);
+    EXPECT_DOUBLE_EQ(r.cost, local.cost);
+    EXPECT_EQ(r.work, local.work);
+  }
+  SolverResult dp = run(g, SolverKind::DP);
+  EXPECT_TRUE(dp.optimal);
+  EXPECT_LE(dp.cost, local.cost + 1e-9);
+}
+
 // The trap of spanning-forest DP + local moves, and why elimination is the
 // default: a ladder (two chains joined by rungs, like two branches of a
 // program that meet at every step). Chain edges (0 equal / 10 different)
@@ -310,6 +350,22 @@ TEST(SolverTest, RepeatedBlocksReuseEliminationSteps) {
             run(residualBlocks(6, true, false), SolverKind::DP).assignment);
 }
 
+// The local search shares a tree pass's messages between identical inputs
+// (the repeated blocks of a model); sharing changes nothing, so tables that
+// are the same objects (shared messages) or equal copies (none shared
+// between blocks) give the same answer.
+TEST(SolverTest, LocalSearchSharesMessagesExactly) {
+  for (bool perturb : {false, true}) {
+    SolverResult shared =
+        run(residualBlocks(12, false, perturb), SolverKind::Local);
+    SolverResult copied =
+        run(residualBlocks(12, true, perturb), SolverKind::Local);
+    EXPECT_EQ(shared.assignment, copied.assignment);
+    EXPECT_DOUBLE_EQ(shared.cost, copied.cost);
+    EXPECT_EQ(shared.work, copied.work);
+  }
+}
+
 TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
   std::mt19937 rng(5);
   unsigned n = 30;
@@ -318,6 +374,7 @@ TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
     for (unsigned f = 0; f < 2; ++f)
       addReshardLikeEdge(g, rng() % v, v, 3, rng);
   SolverResult base = run(g, SolverKind::DP);
+  SolverResult baseLocal = run(g, SolverKind::Local);
 
   std::vector<unsigned> perm(n);
   std::iota(perm.begin(), perm.end(), 0u);
@@ -334,8 +391,11 @@ TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
     for (auto it = edges.rbegin(); it != edges.rend(); ++it)
       h.addEdge(inv[it->src], inv[it->dst], it->table);
     SolverResult r = run(h, SolverKind::DP);
-    for (unsigned v = 0; v < n; ++v)
+    SolverResult local = run(h, SolverKind::Local);
+    for (unsigned v = 0; v < n; ++v) {
       EXPECT_EQ(r.assignment[inv[v]], base.assignment[v]);
+      EXPECT_EQ(local.assignment[inv[v]], baseLocal.assignment[v]);
+    }
   }
 }
 

@@ -136,7 +136,8 @@ struct SolverOptions {
   /// Variable elimination gives up (falling back to the local search) when
   /// one table would exceed this many entries (the tables it keeps for
   /// decoding: 16 times as many), or all tables it computes together this
-  /// much work (entries times factors; reused tables are not counted).
+  /// much work (entries times factors; reused tables are not counted). The
+  /// first is checked on the planned order, before any table is computed.
   uint64_t maxEliminationTable = uint64_t(1) << 22;
   uint64_t maxEliminationWork = uint64_t(1) << 30;
 };
