@@ -238,6 +238,7 @@ private:
   /// Settles nodes until `target` is settled; its index, or -1 when the
   /// queue runs dry first.
   int settleUntil(const State &target);
+  /// Multi-target mode: the node of `s`, or -1.
   int find(const State &s) const;
   /// Equal for states of the same permute signature (see
   /// samePermuteSignature), different for most others.
@@ -307,7 +308,11 @@ private:
   uint32_t permutePairs(const State &before, const State &after,
                         std::vector<std::pair<int64_t, int64_t>> *pairs) const;
 
+  /// Relaxes every out-edge of `nodeIdx`: generate()s them, or in
+  /// multi-target mode replays them from the shared graph (generating them
+  /// there first if no search has).
   void expand(int nodeIdx);
+  void generate(int nodeIdx);
   /// Pops the queue until a current entry, marks its node settled and
   /// returns it; -1 when the queue is empty.
   int settleNext() {
@@ -324,12 +329,17 @@ private:
     }
     return -1;
   }
+  /// An edge of generate(): recorded into the shared graph in multi-target
+  /// mode, else relaxed at once.
   void relax(int from, const State &next, const Edge &edge, Time time,
              bool comm);
-  /// relax() in multi-target mode, to state `gid` of the shared graph.
-  void relaxShared(int from, int gid, const Edge &edge, Time time, bool comm);
+  /// Relaxes node `to` (`inserted`: just created) through `edge` from
+  /// `from`.
+  void update(int from, int to, bool inserted, const Edge &edge, Time time,
+              bool comm);
   /// The node of shared state `gid`, created (with no parent) if new.
   int localNode(int gid, bool &inserted);
+  bool isMulti() const { return shared != nullptr; }
 
   const CostModel &model;
   const DeviceMesh &mesh;
@@ -347,10 +357,8 @@ private:
   /// The target. In multi-target mode only its partial axes and kind are
   /// set, and no edge goes specially to it.
   State goal;
-  bool multi = false;
-  /// Multi-target mode: the settled nodes in settle order, and their
-  /// permuteKey.
-  std::vector<int> settled;
+  /// Multi-target mode: how many nodes have settled.
+  int numSettled = 0;
   /// The settled nodes by permuteKey, in settle order: costTo() only looks
   /// at those of the target's key.
   llvm::DenseMap<uint64_t, llvm::SmallVector<int, 4>> settledByKey;
@@ -366,8 +374,6 @@ private:
   SharedGraph *shared = nullptr;
   std::vector<int> gidOf;
   std::vector<int> nodeOf;
-  /// Set while expand() records a state's out-edges into `shared`.
-  bool recording = false;
   /// By mask of axes, filled on first use (sized 2^numAxes by prepare()).
   std::vector<LinkSpec> maskLink;
   std::vector<bool> maskLinkKnown;
@@ -703,25 +709,29 @@ Search::permutePairs(const State &before, const State &after,
 
 void Search::relax(int from, const State &next, const Edge &edge, Time time,
                    bool comm) {
-  if (recording) {
-    int to = shared->intern(next);
-    shared->succs.push_back({to, comm, edge, time});
+  if (isMulti()) {
+    shared->succs.push_back({shared->intern(next), comm, edge, time});
     return;
   }
+  bool inserted;
+  int to = lookup(next, inserted);
+  update(from, to, inserted, edge, time, comm);
+}
+
+void Search::update(int from, int to, bool inserted, const Edge &edge,
+                    Time time, bool comm) {
   Cost c = nodes[from].cost;
   c.timePs += time.ps;
   double us = nodes[from].timeUs + time.us;
   (comm ? c.commSteps : c.localSteps) += 1;
-  bool inserted;
-  int idx = lookup(next, inserted);
-  Node &n = nodes[idx];
+  Node &n = nodes[to];
   if (!inserted && (n.done || !(c < n.cost)))
     return;
   n.cost = c;
   n.timeUs = us;
   n.parent = from;
   n.edge = edge;
-  queue.emplace(c.timePs, c.commSteps, c.localSteps, idx);
+  queue.emplace(c.timePs, c.commSteps, c.localSteps, to);
 }
 
 int Search::localNode(int gid, bool &inserted) {
@@ -739,45 +749,28 @@ int Search::localNode(int gid, bool &inserted) {
   return idx;
 }
 
-void Search::relaxShared(int from, int gid, const Edge &edge, Time time,
-                         bool comm) {
-  // relax() with the node found by shared state: same order, same nodes.
-  Cost c = nodes[from].cost;
-  c.timePs += time.ps;
-  double us = nodes[from].timeUs + time.us;
-  (comm ? c.commSteps : c.localSteps) += 1;
-  bool inserted;
-  int idx = localNode(gid, inserted);
-  Node &n = nodes[idx];
-  if (!inserted && (n.done || !(c < n.cost)))
-    return;
-  n.cost = c;
-  n.timeUs = us;
-  n.parent = from;
-  n.edge = edge;
-  queue.emplace(c.timePs, c.commSteps, c.localSteps, idx);
-}
-
 void Search::expand(int nodeIdx) {
-  if (shared && !recording) {
-    int gid = gidOf[nodeIdx];
-    if (shared->first[gid] < 0) {
-      // Record this state's out-edges once for every search of the graph.
-      int32_t begin = static_cast<int32_t>(shared->succs.size());
-      recording = true;
-      expand(nodeIdx);
-      recording = false;
-      shared->first[gid] = begin;
-      shared->count[gid] = static_cast<int32_t>(shared->succs.size()) - begin;
-    }
-    for (int32_t k = shared->first[gid], e = k + shared->count[gid]; k < e;
-         ++k) {
-      // By index: relaxShared() does not grow `succs`, but be robust.
-      const SharedGraph::Succ &succ = shared->succs[k];
-      relaxShared(nodeIdx, succ.to, succ.edge, succ.time, succ.comm);
-    }
+  if (!isMulti()) {
+    generate(nodeIdx);
     return;
   }
+  int gid = gidOf[nodeIdx];
+  if (shared->first[gid] < 0) {
+    int32_t begin = static_cast<int32_t>(shared->succs.size());
+    generate(nodeIdx);
+    shared->first[gid] = begin;
+    shared->count[gid] = static_cast<int32_t>(shared->succs.size()) - begin;
+  }
+  // In generation order: the same relaxations as a private search's.
+  for (int32_t k = shared->first[gid], e = k + shared->count[gid]; k < e; ++k) {
+    const SharedGraph::Succ &succ = shared->succs[k];
+    bool inserted;
+    int to = localNode(succ.to, inserted);
+    update(nodeIdx, to, inserted, succ.edge, succ.time, succ.comm);
+  }
+}
+
+void Search::generate(int nodeIdx) {
   const State s = nodes[nodeIdx].state;
   loadLists(s);
   AxisList partial, unused;
@@ -950,7 +943,7 @@ void Search::expand(int nodeIdx) {
     Edge e{CollectiveKind::Permute, {}, -1, -1};
     relax(nodeIdx, next, e, m ? transferTime(m, bytes) : Time(), m != 0);
   };
-  if (!multi && !(s == goal) && samePermuteSignature(s, goal))
+  if (!isMulti() && !(s == goal) && samePermuteSignature(s, goal))
     permuteTo(goal);
   for (int a = 0; a < numAxes; ++a) {
     for (int b = a + 1; b < numAxes; ++b) {
@@ -960,7 +953,7 @@ void Search::expand(int nodeIdx) {
       State next = s;
       std::swap(next.dim[a], next.dim[b]);
       std::swap(next.pos[a], next.pos[b]);
-      if (multi || !(next == goal))
+      if (isMulti() || !(next == goal))
         permuteTo(next);
     }
   }
@@ -981,7 +974,7 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
     slotOfDim[d] = numSlots++;
   }
   // Only uneven targets read it, which multi-target mode does not take.
-  if (!multi)
+  if (!isMulti())
     targetLayout = to;
   if (!toState(from, start, error) || !toState(to, goal, error))
     return false;
@@ -991,12 +984,12 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
   lists.assign(rank, AxisList());
 
   // Multi-target searches are kept: start them small.
-  nodes.reserve(multi ? 32 : 256);
+  nodes.reserve(isMulti() ? 32 : 256);
   std::vector<QItem> items;
-  items.reserve(multi ? 64 : 256);
+  items.reserve(isMulti() ? 64 : 256);
   queue = decltype(queue)(std::greater<QItem>(), std::move(items));
   bool inserted;
-  if (shared) {
+  if (isMulti()) {
     localNode(shared->intern(start), inserted);
   } else {
     table.assign(512, -1);
@@ -1109,9 +1102,7 @@ State Search::evenState(const TensorLayout &layout) {
 
 void Search::startMulti(const TensorLayout &from, const TensorLayout &to,
                         SharedGraph &graph) {
-  multi = true;
   shared = &graph;
-  settled.reserve(32);
   State start;
   std::string error;
   // Cannot fail: the layouts are valid and even.
@@ -1125,16 +1116,9 @@ void Search::startMulti(const TensorLayout &from, const TensorLayout &to,
 }
 
 int Search::find(const State &s) const {
-  if (shared) {
-    int gid = shared->find(s);
-    return gid < 0 || static_cast<size_t>(gid) >= nodeOf.size() ? -1
-                                                                : nodeOf[gid];
-  }
-  size_t mask = table.size() - 1;
-  for (size_t h = StateHash()(s) & mask; table[h] >= 0; h = (h + 1) & mask)
-    if (nodes[table[h]].state == s)
-      return table[h];
-  return -1;
+  int gid = shared->find(s);
+  return gid < 0 || static_cast<size_t>(gid) >= nodeOf.size() ? -1
+                                                              : nodeOf[gid];
 }
 
 uint64_t Search::permuteKey(const State &s) const {
@@ -1155,17 +1139,10 @@ int Search::settleUntil(const State &target) {
   // run to exhaustion.
   for (int idx; (idx = settleNext()) >= 0;) {
     Node &n = nodes[idx];
-    n.order = static_cast<int>(settled.size());
-    settled.push_back(idx);
-    uint64_t key;
-    if (shared) {
-      uint64_t &k = shared->keys[gidOf[idx]];
-      if (!k)
-        k = permuteKey(n.state);
-      key = k;
-    } else {
+    n.order = numSettled++;
+    uint64_t &key = shared->keys[gidOf[idx]];
+    if (!key)
       key = permuteKey(n.state);
-    }
     settledByKey[key].push_back(idx);
     expand(idx);
     if (nodes[idx].state == target)
