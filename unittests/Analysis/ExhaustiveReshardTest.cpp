@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CollectiveSimulator.h"
+#include "LayoutEnumeration.h"
 
 #include "autoshard/Analysis/ReshardPlanner.h"
 
@@ -18,7 +19,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <functional>
 
 using namespace autoshard;
 
@@ -44,61 +44,23 @@ std::vector<int64_t> unevenSizes(int64_t extent, int64_t n) {
   return sizes;
 }
 
-/// Every valid layout of `shape` on `mesh`: each axis unused, partial, or on
-/// a dim, every order of the axes on a dim, partial layouts once per kind in
-/// `kinds`; with `uneven`, also dim 0 split unevenly.
+/// Every valid layout of `shape` on `mesh` (see testutil::allLayouts); with
+/// `uneven`, each layout splitting dim 0 is followed by its uneven variant.
 std::vector<TensorLayout> enumerateLayouts(const DeviceMesh &mesh,
                                            const std::vector<int64_t> &shape,
                                            std::vector<ReductionKind> kinds,
                                            bool uneven) {
-  int64_t numAxes = mesh.getNumAxes(), rank = shape.size();
   std::vector<TensorLayout> out;
-  std::vector<int64_t> role(numAxes); // -2 partial, -1 unused, else dim
-  std::function<void(int64_t)> assign = [&](int64_t a) {
-    if (a < numAxes) {
-      for (int64_t r = -2; r < rank; ++r) {
-        role[a] = r;
-        assign(a + 1);
-      }
-      return;
+  for (TensorLayout &v : testutil::allLayouts(mesh, shape.size(), kinds)) {
+    if (v.validate(mesh, &shape).empty())
+      out.push_back(v);
+    if (uneven && !v.dimAxes[0].empty()) {
+      v.unevenSizes.assign(shape.size(), {});
+      v.unevenSizes[0] = unevenSizes(shape[0], v.getNumShards(mesh, 0));
+      if (v.validate(mesh, &shape).empty())
+        out.push_back(std::move(v));
     }
-    // Every order of the axes on each dim.
-    TensorLayout base = TensorLayout::replicated(rank);
-    for (int64_t x = 0; x < numAxes; ++x) {
-      if (role[x] >= 0)
-        base.dimAxes[role[x]].push_back(x);
-      else if (role[x] == -2)
-        base.partialAxes.push_back(x);
-    }
-    std::function<void(int64_t, TensorLayout &)> order = [&](int64_t d,
-                                                             TensorLayout &l) {
-      if (d == rank) {
-        std::vector<ReductionKind> ks =
-            l.isPartial() ? kinds
-                          : std::vector<ReductionKind>{ReductionKind::Sum};
-        for (ReductionKind k : ks) {
-          TensorLayout v = l;
-          v.partialKind = k;
-          if (v.validate(mesh, &shape).empty())
-            out.push_back(v);
-          if (uneven && !v.dimAxes[0].empty()) {
-            v.unevenSizes.assign(rank, {});
-            v.unevenSizes[0] = unevenSizes(shape[0], v.getNumShards(mesh, 0));
-            if (v.validate(mesh, &shape).empty())
-              out.push_back(v);
-          }
-        }
-        return;
-      }
-      std::vector<int64_t> &axes = l.dimAxes[d];
-      std::sort(axes.begin(), axes.end());
-      do {
-        order(d + 1, l);
-      } while (std::next_permutation(axes.begin(), axes.end()));
-    };
-    order(0, base);
-  };
-  assign(0);
+  }
   return out;
 }
 

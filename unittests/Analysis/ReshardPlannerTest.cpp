@@ -1,6 +1,7 @@
 //===- ReshardPlannerTest.cpp - Chosen plans on hand-picked reshards ------===//
 
 #include "CollectiveSimulator.h"
+#include "LayoutEnumeration.h"
 
 #include "autoshard/Analysis/ReshardPlanner.h"
 
@@ -9,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <functional>
 
 using namespace autoshard;
 
@@ -257,52 +257,7 @@ TEST(ReshardPlanner, DeterministicAndMemoised) {
   EXPECT_FALSE(error.empty());
 }
 
-/// Every layout of a rank-`rank` tensor on `mesh`, valid for some shape or
-/// not: each axis unused, partial or on a dim, every order of a dim's axes,
-/// partial layouts once per kind in `kinds`.
-std::vector<TensorLayout> allLayouts(const DeviceMesh &mesh, int64_t rank,
-                                     const std::vector<ReductionKind> &kinds) {
-  int64_t numAxes = mesh.getNumAxes();
-  std::vector<TensorLayout> out;
-  std::vector<int64_t> role(numAxes); // -2 partial, -1 unused, else dim
-  std::function<void(int64_t)> assign = [&](int64_t a) {
-    if (a < numAxes) {
-      for (int64_t r = -2; r < rank; ++r) {
-        role[a] = r;
-        assign(a + 1);
-      }
-      return;
-    }
-    TensorLayout base = TensorLayout::replicated(rank);
-    for (int64_t x = 0; x < numAxes; ++x) {
-      if (role[x] >= 0)
-        base.dimAxes[role[x]].push_back(x);
-      else if (role[x] == -2)
-        base.partialAxes.push_back(x);
-    }
-    std::function<void(int64_t, TensorLayout &)> order = [&](int64_t d,
-                                                             TensorLayout &l) {
-      if (d == rank) {
-        for (ReductionKind k :
-             l.isPartial() ? kinds
-                           : std::vector<ReductionKind>{ReductionKind::Sum}) {
-          TensorLayout v = l;
-          v.partialKind = k;
-          out.push_back(v);
-        }
-        return;
-      }
-      std::vector<int64_t> &axes = l.dimAxes[d];
-      std::sort(axes.begin(), axes.end());
-      do {
-        order(d + 1, l);
-      } while (std::next_permutation(axes.begin(), axes.end()));
-    };
-    order(0, base);
-  };
-  assign(0);
-  return out;
-}
+using testutil::allLayouts;
 
 struct CostConfig {
   std::vector<MeshAxis> axes;
