@@ -35,6 +35,19 @@ void addReshardLikeEdge(SolverGraph &g, unsigned src, unsigned dst,
   g.addEdge(src, dst, sc, dc, numLayouts, numLayouts, cost);
 }
 
+/// A side x side grid of reshard-like edges on nodes 0 .. side^2 - 1 (as
+/// wide as its side: elimination needs tables of 3^side entries).
+void addGrid(SolverGraph &g, unsigned side, std::mt19937 &rng) {
+  for (unsigned r = 0; r < side; ++r)
+    for (unsigned c = 0; c < side; ++c) {
+      unsigned v = r * side + c;
+      if (c + 1 < side)
+        addReshardLikeEdge(g, v, v + 1, 3, rng);
+      if (r + 1 < side)
+        addReshardLikeEdge(g, v, v + side, 3, rng);
+    }
+}
+
 SolverGraph randomNodes(unsigned n, unsigned maxCands, std::mt19937 &rng) {
   SolverGraph g;
   std::uniform_int_distribution<unsigned> k(1, maxCands);
@@ -195,14 +208,7 @@ TEST(SolverTest, WideGraphsFallBackToLocalSearch) {
   std::mt19937 rng(6);
   unsigned side = 6;
   SolverGraph g = randomNodes(side * side, 3, rng);
-  for (unsigned r = 0; r < side; ++r)
-    for (unsigned c = 0; c < side; ++c) {
-      unsigned v = r * side + c;
-      if (c + 1 < side)
-        addReshardLikeEdge(g, v, v + 1, 3, rng);
-      if (r + 1 < side)
-        addReshardLikeEdge(g, v, v + side, 3, rng);
-    }
+  addGrid(g, side, rng);
   SolverOptions small;
   small.maxEliminationTable = 27;
   SolverResult capped = run(g, SolverKind::DP, small);
@@ -225,14 +231,7 @@ TEST(SolverTest, CappedEliminationReturnsTheLocalSearch) {
   std::mt19937 rng(7);
   unsigned side = 5, chain = 40;
   SolverGraph g = randomNodes(side * side + chain, 3, rng);
-  for (unsigned r = 0; r < side; ++r)
-    for (unsigned c = 0; c < side; ++c) {
-      unsigned v = r * side + c;
-      if (c + 1 < side)
-        addReshardLikeEdge(g, v, v + 1, 3, rng);
-      if (r + 1 < side)
-        addReshardLikeEdge(g, v, v + side, 3, rng);
-    }
+  addGrid(g, side, rng);
   for (unsigned v = side * side - 1; v + 1 < side * side + chain; ++v)
     addReshardLikeEdge(g, v, v + 1, 3, rng);
   SolverResult local = run(g, SolverKind::Local);
