@@ -24,7 +24,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "autoshard/Analysis/ReshardPlanner.h"
-#include "autoshard/Support/KeyInfo.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -305,8 +304,13 @@ private:
   void groupOrders(const State &before, const State &after,
                    std::vector<GroupOrder> &out) const;
   bool samePermuteSignature(const State &a, const State &b) const;
+  /// The device pairs (source, destination) of the permute from `before`
+  /// to `after` (same permute signature), and the mask of the mesh axes
+  /// some pair's coordinates differ on.
   uint32_t permutePairs(const State &before, const State &after,
-                        std::vector<std::pair<int64_t, int64_t>> *pairs) const;
+                        std::vector<std::pair<int64_t, int64_t>> &pairs) const;
+  /// permutePairs()'s mask alone, without walking the devices.
+  uint32_t permuteMask(const State &before, const State &after) const;
 
   /// Relaxes every out-edge of `nodeIdx`: generate()s them, or in
   /// multi-target mode replays them from the shared graph (generating them
@@ -317,12 +321,11 @@ private:
   /// returns it; -1 when the queue is empty.
   int settleNext() {
     while (!queue.empty()) {
-      auto [t, c, l, idx] = queue.top();
+      QItem item = queue.top();
       queue.pop();
+      int idx = static_cast<int>(static_cast<uint32_t>(item.rest));
       Node &n = nodes[idx];
-      if (n.done || std::make_tuple(t, c, l) !=
-                        std::make_tuple(n.cost.timePs, n.cost.commSteps,
-                                        n.cost.localSteps))
+      if (n.done || !(item == QItem(n.cost, idx)))
         continue;
       n.done = true;
       return idx;
@@ -378,7 +381,26 @@ private:
   std::vector<LinkSpec> maskLink;
   std::vector<bool> maskLinkKnown;
   std::vector<int64_t> axesScratch;
-  using QItem = std::tuple<int64_t, int32_t, int32_t, int>;
+  /// A queue entry: (time, communicating steps, local steps, node index),
+  /// ordered lexicographically, with the last three packed into one word so
+  /// that the heap compares two integers. Step counts fit in 16 bits: an
+  /// entry's path is a settled, cheapest path plus one edge, and a cheapest
+  /// path takes a few steps per mesh axis (kMaxAxes = 8), as detours only
+  /// add time or steps.
+  struct QItem {
+    int64_t timePs;
+    uint64_t rest;
+    QItem(const Cost &c, int idx)
+        : timePs(c.timePs),
+          rest((uint64_t(uint16_t(c.commSteps)) << 48) |
+               (uint64_t(uint16_t(c.localSteps)) << 32) | uint32_t(idx)) {}
+    bool operator>(const QItem &o) const {
+      return timePs != o.timePs ? timePs > o.timePs : rest > o.rest;
+    }
+    bool operator==(const QItem &o) const {
+      return timePs == o.timePs && rest == o.rest;
+    }
+  };
   std::priority_queue<QItem, std::vector<QItem>, std::greater<QItem>> queue;
 
   /// Every ordered non-empty selection of distinct axes of `from`, each
@@ -635,9 +657,36 @@ void Search::groupOrders(const State &before, const State &after,
   }
 }
 
+uint32_t Search::permuteMask(const State &before, const State &after) const {
+  // The axes some device's coordinate changes on in permutePairs(). Each
+  // group (a dim, or the replicated axes in mesh order) has the same size in
+  // both states (same permute signature), and p's index in it is decomposed
+  // over before's axis list: an axis's coordinate is the index's digit of
+  // stride "product of the sizes after it in the list". An axis of size > 1
+  // keeps every coordinate exactly when it stays in its group with the same
+  // stride; otherwise some index moves it (stride s in before, not in after:
+  // the index s has digit 1 in one and a different digit in the other).
+  auto suffix = [&](const State &s, int x) {
+    int64_t n = 1;
+    for (int y = 0; y < numAxes; ++y)
+      if (s.dim[y] == s.dim[x] &&
+          (s.dim[x] == kUnused ? y > x : s.pos[y] > s.pos[x]))
+        n *= axisSize[y];
+    return n;
+  };
+  uint32_t mask = 0;
+  for (int x = 0; x < numAxes; ++x) {
+    if (axisSize[x] == 1 || before.dim[x] == kPartial)
+      continue;
+    if (after.dim[x] != before.dim[x] || suffix(before, x) != suffix(after, x))
+      mask |= 1u << x;
+  }
+  return mask;
+}
+
 uint32_t
 Search::permutePairs(const State &before, const State &after,
-                     std::vector<std::pair<int64_t, int64_t>> *pairs) const {
+                     std::vector<std::pair<int64_t, int64_t>> &pairs) const {
   // Device p takes the shard of the device q that holds, in `before`, the
   // block p holds in `after`, with the same partial coordinates and the same
   // replica index (row-major over the replicated axes in mesh order): for
@@ -645,39 +694,6 @@ Search::permutePairs(const State &before, const State &after,
   std::vector<GroupOrder> &orders = orderScratch;
   groupOrders(before, after, orders);
   uint32_t mask = 0;
-  if (!pairs) {
-    // Only the axes some move crosses. An axis only before's group holds is
-    // free in p while fixed in q: it differs for some p. An axis both hold
-    // differs when the two decompositions disagree somewhere.
-    for (const GroupOrder &o : orders) {
-      int64_t total = 1;
-      for (int i = 0; i < o.b.n; ++i)
-        total *= axisSize[o.b.a[i]];
-      std::array<int64_t, kMaxAxes> pc{}, qc{};
-      for (int64_t idx = 0; idx < total; ++idx) {
-        int64_t rest = idx;
-        for (int i = o.b.n - 1; i >= 0; --i) {
-          int64_t size = axisSize[o.b.a[i]];
-          pc[o.b.a[i]] = rest % size;
-          rest /= size;
-        }
-        rest = idx;
-        for (int i = o.a.n - 1; i >= 0; --i) {
-          int64_t size = axisSize[o.a.a[i]];
-          qc[o.a.a[i]] = rest % size;
-          rest /= size;
-        }
-        for (int i = 0; i < o.a.n; ++i) {
-          int8_t a = o.a.a[i];
-          bool inB = std::find(o.b.a.begin(), o.b.a.begin() + o.b.n, a) !=
-                     o.b.a.begin() + o.b.n;
-          if (axisSize[a] > 1 && (!inB || pc[a] != qc[a]))
-            mask |= 1u << a;
-        }
-      }
-    }
-    return mask;
-  }
   std::array<int64_t, kMaxAxes> qc{};
   int64_t numDevices = static_cast<int64_t>(coords.size());
   for (int64_t p = 0; p < numDevices; ++p) {
@@ -702,7 +718,7 @@ Search::permutePairs(const State &before, const State &after,
     for (int a = 0; a < numAxes; ++a)
       if (qc[a] != c[a])
         mask |= 1u << a;
-    pairs->emplace_back(q, p);
+    pairs.emplace_back(q, p);
   }
   return mask;
 }
@@ -730,8 +746,10 @@ void Search::update(int from, int to, bool inserted, const Edge &edge,
   n.cost = c;
   n.timeUs = us;
   n.parent = from;
-  n.edge = edge;
-  queue.emplace(c.timePs, c.commSteps, c.localSteps, to);
+  // Only run() walks the edges back.
+  if (!isMulti())
+    n.edge = edge;
+  queue.emplace(c, to);
 }
 
 int Search::localNode(int gid, bool &inserted) {
@@ -939,7 +957,7 @@ void Search::generate(int nodeIdx) {
   // adds it per target. It only enters the goal, so it changes no other
   // node's path.
   auto permuteTo = [&](const State &next) {
-    uint32_t m = permutePairs(s, next, nullptr);
+    uint32_t m = permuteMask(s, next);
     Edge e{CollectiveKind::Permute, {}, -1, -1};
     relax(nodeIdx, next, e, m ? transferTime(m, bytes) : Time(), m != 0);
   };
@@ -995,7 +1013,7 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
     table.assign(512, -1);
     lookup(start, inserted);
   }
-  queue.emplace(0, 0, 0, 0);
+  queue.emplace(Cost(), 0);
   return true;
 }
 
@@ -1051,7 +1069,7 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
     step.before = toLayout(prev);
     step.after = toLayout(n.state);
     if (step.kind == CollectiveKind::Permute) {
-      uint32_t m = permutePairs(prev, n.state, &step.pairs);
+      uint32_t m = permutePairs(prev, n.state, step.pairs);
       for (int a = 0; a < numAxes; ++a)
         if (m & (1u << a))
           step.axes.push_back(a);
@@ -1179,14 +1197,17 @@ std::optional<double> Search::costTo(const State &target) {
   auto it = settledByKey.find(permuteKey(target));
   if (it == settledByKey.end())
     return have ? std::optional<double>(bestUs) : std::nullopt;
+  // The states of the target's permute signature all hold shards of its
+  // size.
+  double bytes = localBytes(target);
   for (int idx : it->second) {
     const Node &n = nodes[idx];
     if (have && !(n.cost < best))
       break;
     if (n.state == target || !samePermuteSignature(n.state, target))
       continue;
-    uint32_t m = permutePairs(n.state, target, nullptr);
-    Time t = m ? transferTime(m, localBytes(n.state)) : Time();
+    uint32_t m = permuteMask(n.state, target);
+    Time t = m ? transferTime(m, bytes) : Time();
     Cost c = n.cost;
     c.timePs += t.ps;
     (m ? c.commSteps : c.localSteps) += 1;
@@ -1241,6 +1262,13 @@ std::optional<ReshardPlan> autoshard::planReshard(
   return search.run(from, to, error);
 }
 
+/// Whether `l` splits some dim unevenly: such layouts make the search graph
+/// depend on the target's sizes, so costUs() prices them through plan().
+static bool anyUneven(const TensorLayout &l) {
+  return std::any_of(l.unevenSizes.begin(), l.unevenSizes.end(),
+                     [](const auto &v) { return !v.empty(); });
+}
+
 /// costUs()'s state: layouts interned per shape with their validity, and
 /// the searches, kept to be resumed for later targets. Lookups allocate
 /// nothing: the pass prices thousands of pairs.
@@ -1249,6 +1277,8 @@ struct ReshardPlanner::CostIndex {
     TensorLayout layout;
     /// TensorLayout::validate's message; empty when valid.
     std::string invalid;
+    /// Some dim is split unevenly: priced through plan().
+    bool uneven = false;
     State state;
     /// As a source: (elemBytes, target partial signature, search index).
     std::vector<std::tuple<int64_t, uint32_t, uint32_t>> searches;
@@ -1271,8 +1301,29 @@ struct ReshardPlanner::CostIndex {
   /// row.
   std::map<std::vector<int64_t>, ShapeEntry>::iterator lastShape = shapes.end();
   std::vector<std::unique_ptr<Search>> searches;
-  /// Cost by (search index, target id); NaN when no plan exists.
-  llvm::DenseMap<uint64_t, double, PackedKeyInfo> costs;
+
+  /// The entry of `shape` (created with planReshard's shape checks, in its
+  /// order and with its messages); lastShape points at it.
+  ShapeEntry &entry(const DeviceMesh &mesh, const std::vector<int64_t> &shape) {
+    if (lastShape != shapes.end() && lastShape->first == shape)
+      return lastShape->second;
+    bool inserted;
+    std::tie(lastShape, inserted) = shapes.try_emplace(shape);
+    lastFrom = ~0u;
+    ShapeEntry &e = lastShape->second;
+    if (!inserted)
+      return e;
+    if (mesh.getNumAxes() > kMaxAxes)
+      e.error = "cannot plan reshard: meshes of more than " +
+                std::to_string(kMaxAxes) + " axes are not supported";
+    else if (shape.size() > 127)
+      e.error =
+          "cannot plan reshard: tensors of rank above 127 are not supported";
+    else if (std::any_of(shape.begin(), shape.end(),
+                         [](int64_t x) { return x < 0; }))
+      e.error = "cannot plan reshard of a tensor with dynamic dims";
+    return e;
+  }
 
   static uint64_t layoutHash(const TensorLayout &l) {
     uint64_t h = 1469598103934665603ull;
@@ -1288,6 +1339,11 @@ struct ReshardPlanner::CostIndex {
       mix(static_cast<uint64_t>(a));
     mix(static_cast<uint64_t>(l.partialKind));
     mix(l.unevenSizes.size());
+    for (const auto &sizes : l.unevenSizes) {
+      mix(sizes.size() | 0x300);
+      for (int64_t x : sizes)
+        mix(static_cast<uint64_t>(x));
+    }
     return h;
   }
   /// Field by field (TensorLayout::operator== treats some differing layouts
@@ -1309,8 +1365,12 @@ struct ReshardPlanner::CostIndex {
     for (size_t d = 0; d < a.dimAxes.size(); ++d)
       if (!same(a.dimAxes[d], b.dimAxes[d]))
         return false;
-    // Only layouts without uneven sizes get here: their lists are empty.
-    return a.unevenSizes.size() == b.unevenSizes.size();
+    if (a.unevenSizes.size() != b.unevenSizes.size())
+      return false;
+    for (size_t d = 0; d < a.unevenSizes.size(); ++d)
+      if (!same(a.unevenSizes[d], b.unevenSizes[d]))
+        return false;
+    return true;
   }
   uint32_t intern(ShapeEntry &entry, const std::vector<int64_t> &shape,
                   const DeviceMesh &mesh, const TensorLayout &l) {
@@ -1322,9 +1382,14 @@ struct ReshardPlanner::CostIndex {
     bucket.push_back(id);
     LayoutInfo info;
     info.layout = l;
-    info.invalid = l.validate(mesh, &shape);
-    if (info.invalid.empty())
-      info.state = Search::evenState(l);
+    info.uneven = anyUneven(l);
+    // A shape that fails planReshard's checks is refused before any layout
+    // is read (evenState assumes at most kMaxAxes axes).
+    if (entry.error.empty()) {
+      info.invalid = l.validate(mesh, &shape);
+      if (info.invalid.empty() && !info.uneven)
+        info.state = Search::evenState(l);
+    }
     entry.layouts.push_back(std::move(info));
     return id;
   }
@@ -1335,46 +1400,62 @@ ReshardPlanner::ReshardPlanner(const CostModel &model, PlannerOptions options)
 
 ReshardPlanner::~ReshardPlanner() = default;
 
+ReshardPlanner::CostIndex &ReshardPlanner::getCostIndex() {
+  if (!costIndex)
+    costIndex = std::make_unique<CostIndex>();
+  return *costIndex;
+}
+
+uint32_t ReshardPlanner::layoutId(const std::vector<int64_t> &globalShape,
+                                  const TensorLayout &layout) {
+  CostIndex &index = getCostIndex();
+  CostIndex::ShapeEntry &entry = index.entry(model.getMesh(), globalShape);
+  return index.intern(entry, index.lastShape->first, model.getMesh(), layout);
+}
+
 std::optional<double>
 ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
                        int64_t elemBytes, const TensorLayout &from,
                        const TensorLayout &to, std::string &error) {
-  auto anyUneven = [](const TensorLayout &l) {
-    return std::any_of(l.unevenSizes.begin(), l.unevenSizes.end(),
-                       [](const auto &v) { return !v.empty(); });
-  };
-  // Uneven splits make the graph depend on the target's sizes.
   if (anyUneven(from) || anyUneven(to)) {
     auto p = plan(globalShape, elemBytes, from, to, error);
     if (!p)
       return std::nullopt;
     return p->timeUs;
   }
-  if (!costIndex)
-    costIndex = std::make_unique<CostIndex>();
-  CostIndex &index = *costIndex;
-  const DeviceMesh &mesh = model.getMesh();
-
-  // planReshard's checks, in its order and with its messages.
-  bool newShape = false;
-  if (index.lastShape == index.shapes.end() ||
-      index.lastShape->first != globalShape) {
-    std::tie(index.lastShape, newShape) = index.shapes.try_emplace(globalShape);
-    index.lastFrom = ~0u;
+  CostIndex &index = getCostIndex();
+  CostIndex::ShapeEntry &entry = index.entry(model.getMesh(), globalShape);
+  if (!entry.error.empty()) {
+    error = entry.error;
+    return std::nullopt;
   }
-  auto shapeIt = index.lastShape;
-  const std::vector<int64_t> &shape = shapeIt->first;
-  CostIndex::ShapeEntry &entry = shapeIt->second;
-  if (newShape) {
-    if (mesh.getNumAxes() > kMaxAxes)
-      entry.error = "cannot plan reshard: meshes of more than " +
-                    std::to_string(kMaxAxes) + " axes are not supported";
-    else if (shape.size() > 127)
-      entry.error =
-          "cannot plan reshard: tensors of rank above 127 are not supported";
-    else if (std::any_of(shape.begin(), shape.end(),
-                         [](int64_t e) { return e < 0; }))
-      entry.error = "cannot plan reshard of a tensor with dynamic dims";
+  const std::vector<int64_t> &shape = index.lastShape->first;
+  const DeviceMesh &mesh = model.getMesh();
+  // The pass prices a source against many targets in a row.
+  uint32_t fromId =
+      index.lastFrom != ~0u &&
+              CostIndex::sameLayout(entry.layouts[index.lastFrom].layout, from)
+          ? index.lastFrom
+          : index.intern(entry, shape, mesh, from);
+  index.lastFrom = fromId;
+  uint32_t toId = index.intern(entry, shape, mesh, to);
+  return costUs(globalShape, elemBytes, fromId, toId, error);
+}
+
+std::optional<double>
+ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
+                       int64_t elemBytes, uint32_t fromId, uint32_t toId,
+                       std::string &error) {
+  CostIndex &index = getCostIndex();
+  CostIndex::ShapeEntry &entry = index.entry(model.getMesh(), globalShape);
+  const CostIndex::LayoutInfo &fromInfo = entry.layouts[fromId];
+  const CostIndex::LayoutInfo &toInfo = entry.layouts[toId];
+  if (fromInfo.uneven || toInfo.uneven) {
+    auto p =
+        plan(globalShape, elemBytes, fromInfo.layout, toInfo.layout, error);
+    if (!p)
+      return std::nullopt;
+    return p->timeUs;
   }
   if (!entry.error.empty()) {
     error = entry.error;
@@ -1384,26 +1465,20 @@ ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
     error = "cannot plan reshard: element size must be positive";
     return std::nullopt;
   }
-  uint32_t fromId =
-      index.lastFrom != ~0u &&
-              CostIndex::sameLayout(entry.layouts[index.lastFrom].layout, from)
-          ? index.lastFrom
-          : index.intern(entry, shape, mesh, from);
-  index.lastFrom = fromId;
-  uint32_t toId = index.intern(entry, shape, mesh, to);
-  for (const auto &[id, what] :
-       {std::pair<uint32_t, const char *>{fromId, "source"},
-        {toId, "target"}}) {
-    const CostIndex::LayoutInfo &info = entry.layouts[id];
-    if (!info.invalid.empty()) {
+  const DeviceMesh &mesh = model.getMesh();
+  for (const auto &[info, what] :
+       {std::pair<const CostIndex::LayoutInfo *, const char *>{&fromInfo,
+                                                               "source"},
+        {&toInfo, "target"}}) {
+    if (!info->invalid.empty()) {
       error = std::string("cannot plan reshard: invalid ") + what + " layout " +
-              info.layout.str(mesh) + ": " + info.invalid;
+              info->layout.str(mesh) + ": " + info->invalid;
       return std::nullopt;
     }
   }
-  State target = entry.layouts[toId].state;
+  const State &target = toInfo.state;
   // The single-target search settles the source first: no steps.
-  if (fromId == toId || entry.layouts[fromId].state == target)
+  if (fromId == toId || fromInfo.state == target)
     return 0.0;
 
   // MakePartial edges depend on the target's partial axes and kind.
@@ -1412,33 +1487,28 @@ ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
     if (target.dim[a] == kPartial)
       sig |= 1u << (8 + a);
   uint32_t searchId = ~0u;
-  for (auto [eb, s, id] : entry.layouts[fromId].searches)
+  for (auto [eb, s, id] : fromInfo.searches)
     if (eb == elemBytes && s == sig)
       searchId = id;
   if (searchId == ~0u) {
     searchId = static_cast<uint32_t>(index.searches.size());
     entry.layouts[fromId].searches.emplace_back(elemBytes, sig, searchId);
-    index.searches.push_back(
-        std::make_unique<Search>(model, shape, elemBytes, options));
+    index.searches.push_back(std::make_unique<Search>(
+        model, index.lastShape->first, elemBytes, options));
     std::unique_ptr<SharedGraph> &graph = entry.graphs[{elemBytes, sig}];
     if (!graph)
       graph = std::make_unique<SharedGraph>();
-    index.searches.back()->startMulti(from, to, *graph);
+    index.searches.back()->startMulti(entry.layouts[fromId].layout,
+                                      entry.layouts[toId].layout, *graph);
     ++numSearches;
   }
-  auto [costIt, newCost] =
-      index.costs.try_emplace((uint64_t(searchId) << 32) | toId, 0.0);
-  if (newCost) {
-    std::optional<double> c = index.searches[searchId]->costTo(target);
-    // Safe: costTo() does not touch `costs`, so `costIt` is still valid.
-    costIt->second = c ? *c : std::numeric_limits<double>::quiet_NaN();
-  }
-  if (std::isnan(costIt->second)) {
-    error = "no sequence of collectives turns " + from.str(mesh) + " into " +
-            to.str(mesh);
-    return std::nullopt;
-  }
-  return costIt->second;
+  // Not memoised: a repeated target is already settled, and its scan is
+  // short (the pass asks for each pair once).
+  std::optional<double> c = index.searches[searchId]->costTo(target);
+  if (!c)
+    error = "no sequence of collectives turns " + fromInfo.layout.str(mesh) +
+            " into " + toInfo.layout.str(mesh);
+  return c;
 }
 
 std::optional<ReshardPlan>

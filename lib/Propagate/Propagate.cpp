@@ -345,7 +345,14 @@ struct Pricing {
   std::unordered_map<uint64_t, llvm::SmallVector<unsigned, 1>> layoutIds;
   std::vector<int64_t> scratch;
   std::map<std::vector<int64_t>, unsigned> shapeIds;
-  llvm::DenseMap<std::pair<uint64_t, uint64_t>, double, PackedPairKeyInfo> memo;
+  /// Priced pairs: a row per (shape, element size, source), by target, so
+  /// that the lookups of a table row stay in one small map.
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, unsigned, PackedPairKeyInfo>
+      rowIds;
+  std::deque<llvm::DenseMap<unsigned, double>> rows;
+  /// plannerIds[shape][id]: the planner's id of layouts[id] in that shape
+  /// (~0u until registered).
+  std::vector<std::vector<uint32_t>> plannerIds;
   /// dropPartial(layouts[id]), interned.
   std::vector<int> resolved;
   /// Lists of layout ids (one slot of a candidate list), interned so that
@@ -420,28 +427,17 @@ struct Pricing {
     return resolved[id];
   }
   unsigned shapeId(const std::vector<int64_t> &shape) {
-    return shapeIds.try_emplace(shape, shapeIds.size()).first->second;
+    auto [it, inserted] = shapeIds.try_emplace(shape, shapeIds.size());
+    if (inserted)
+      plannerIds.emplace_back();
+    return it->second;
   }
-  double cost(unsigned shape, const std::vector<int64_t> &shapeVec,
-              int64_t elemBytes, unsigned from, unsigned to) {
-    if (from == to)
-      return 0.0;
-    auto [it, inserted] =
-        memo.try_emplace({(uint64_t(shape) << 32) | uint64_t(elemBytes),
-                          (uint64_t(from) << 32) | uint64_t(to)},
-                         0.0);
-    if (!inserted)
-      return it->second;
-    // Only the time is needed here: costUs prices every target of a source
-    // layout from one search (the same double plan()->timeUs gives).
-    std::string error;
-    std::optional<double> time =
-        planner.costUs(shapeVec, elemBytes, layouts[from], layouts[to], error);
-    double c = time ? *time : kInfeasibleCost;
-    // Safe: planning does not touch `memo`, so `it` is still valid.
-    it->second = c;
-    return c;
-  }
+  struct TypeInfo;
+  uint32_t plannerId(const TypeInfo &type, unsigned id);
+  /// The priced pairs of source `from`.
+  llvm::DenseMap<unsigned, double> &row(const TypeInfo &type, unsigned from);
+  double cost(const TypeInfo &type, llvm::DenseMap<unsigned, double> &row,
+              unsigned from, unsigned to);
 
   /// A value type's shape, element size and shape id.
   struct TypeInfo {
@@ -496,21 +492,62 @@ struct Pricing {
     t->numSrcClasses = srcReps.size();
     t->numDstClasses = dstReps.size();
     t->cost.resize(srcReps.size() * dstReps.size());
-    for (unsigned i = 0; i < srcReps.size(); ++i)
+    for (unsigned i = 0; i < srcReps.size(); ++i) {
+      unsigned from = srcReps[i];
+      llvm::DenseMap<unsigned, double> &costs = row(type, from);
       for (unsigned j = 0; j < dstReps.size(); ++j) {
-        unsigned from = srcReps[i], to = dstReps[j];
+        unsigned to = dstReps[j];
         if (resolveOnly && dropPartialId(from) != to) {
           t->cost[i * dstReps.size() + j] = kInfeasibleCost;
           continue;
         }
-        t->cost[i * dstReps.size() + j] =
-            cost(type.shapeId, type.shape, type.elemBytes, from, to);
+        t->cost[i * dstReps.size() + j] = cost(type, costs, from, to);
       }
+    }
     // Planning and dropPartialId do not touch `tables`: `it` is valid.
     it->second = std::move(t);
     return it->second;
   }
 };
+
+uint32_t Pricing::plannerId(const TypeInfo &type, unsigned id) {
+  std::vector<uint32_t> &ids = plannerIds[type.shapeId];
+  if (ids.size() <= id)
+    ids.resize(layouts.size(), ~0u);
+  if (ids[id] == ~0u)
+    ids[id] = planner.layoutId(type.shape, layouts[id]);
+  return ids[id];
+}
+
+llvm::DenseMap<unsigned, double> &Pricing::row(const TypeInfo &type,
+                                               unsigned from) {
+  auto [it, inserted] = rowIds.try_emplace(
+      {(uint64_t(type.shapeId) << 32) | uint64_t(type.elemBytes), from},
+      rows.size());
+  if (inserted)
+    rows.emplace_back();
+  return rows[it->second];
+}
+
+double Pricing::cost(const TypeInfo &type,
+                     llvm::DenseMap<unsigned, double> &row, unsigned from,
+                     unsigned to) {
+  if (from == to)
+    return 0.0;
+  auto [it, inserted] = row.try_emplace(to, 0.0);
+  if (!inserted)
+    return it->second;
+  // Only the time is needed here: costUs prices every target of a source
+  // layout from one search (the same double plan()->timeUs gives).
+  std::string error;
+  std::optional<double> time =
+      planner.costUs(type.shape, type.elemBytes, plannerId(type, from),
+                     plannerId(type, to), error);
+  double c = time ? *time : kInfeasibleCost;
+  // Safe: planning does not touch `row`, so `it` is still valid.
+  it->second = c;
+  return c;
+}
 
 struct DistPropagatePass
     : public autoshard::impl::DistPropagateBase<DistPropagatePass> {

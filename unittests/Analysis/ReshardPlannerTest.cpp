@@ -234,6 +234,25 @@ TEST(ReshardPlanner, InvalidLayoutsAreErrors) {
   EXPECT_FALSE(
       planReshard(model, {-1}, 4, layout({{}}), layout({{0}}), {}, error));
   EXPECT_NE(error.find("dynamic"), std::string::npos) << error;
+
+  // costUs by ids reports the same errors; registering never fails.
+  ReshardPlanner planner(model);
+  auto byId = [&](const std::vector<int64_t> &shape, const TensorLayout &from,
+                  const TensorLayout &to, int64_t elemBytes = 4) {
+    error.clear();
+    uint32_t f = planner.layoutId(shape, from);
+    return planner.costUs(shape, elemBytes, f, planner.layoutId(shape, to),
+                          error);
+  };
+  EXPECT_FALSE(byId({-1}, layout({{}}), layout({{0}})));
+  EXPECT_NE(error.find("dynamic"), std::string::npos) << error;
+  EXPECT_FALSE(byId({8}, layout({{3}}), layout({{0}})));
+  EXPECT_NE(error.find("invalid source layout"), std::string::npos) << error;
+  EXPECT_FALSE(byId({8}, layout({{}}), layout({{0}}), 0));
+  EXPECT_NE(error.find("element size"), std::string::npos) << error;
+  auto ok = byId({8}, layout({{0}}), layout({{}}));
+  ASSERT_TRUE(ok) << error;
+  EXPECT_GT(*ok, 0.0);
 }
 
 TEST(ReshardPlanner, DeterministicAndMemoised) {
@@ -325,28 +344,38 @@ TEST(ReshardPlanner, CostUsEqualsPlanTimeExactly) {
     for (int withAllToAll = 0; withAllToAll < 2; ++withAllToAll) {
       PlannerOptions options;
       options.enableAllToAll = withAllToAll;
-      ReshardPlanner costs(model, options);
+      // By layouts, and by ids registered in first-use order.
+      ReshardPlanner costs(model, options), byId(model, options);
       for (auto [i, j] : todo) {
         const TensorLayout &from = layouts[i], &to = layouts[j];
-        std::string planError, costError;
+        std::string planError, costError, idError;
         auto plan =
             planReshard(model, c.shape, 4, from, to, options, planError);
         auto cost = costs.costUs(c.shape, 4, from, to, costError);
+        uint32_t fromId = byId.layoutId(c.shape, from);
+        auto idCost = byId.costUs(c.shape, 4, fromId,
+                                  byId.layoutId(c.shape, to), idError);
         ++pairs;
         feasible += plan.has_value();
-        bool same = plan.has_value() == cost.has_value() &&
-                    planError == costError && (!plan || plan->timeUs == *cost);
+        auto agrees = [&](const std::optional<double> &x,
+                          const std::string &xError) {
+          return plan.has_value() == x.has_value() && planError == xError &&
+                 (!plan || plan->timeUs == *x);
+        };
+        bool same = agrees(cost, costError) && agrees(idCost, idError);
         EXPECT_TRUE(same) << mesh.str() << " " << from.str(mesh) << " -> "
                           << to.str(mesh) << (withAllToAll ? " (a2a)" : "")
                           << ": plan "
                           << (plan ? std::to_string(plan->timeUs) : planError)
                           << ", costUs "
                           << (cost ? std::to_string(*cost) : costError)
+                          << ", by id "
+                          << (idCost ? std::to_string(*idCost) : idError)
                           << describe(mesh, plan ? *plan : ReshardPlan());
         failures += !same;
         ASSERT_LT(failures, 5) << "stopping after 5 failures";
       }
-      // Asking again answers from the memo, with the same value.
+      // Asking again gives the same answer.
       for (size_t k = 0; k < std::min<size_t>(todo.size(), 50); ++k) {
         auto [i, j] = todo[k];
         std::string e1, e2;

@@ -13,6 +13,7 @@
 #include "autoshard/Analysis/CostModel.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,14 +58,23 @@ public:
 
   /// The time in us of the cheapest plan from `from` to `to`: exactly
   /// plan()->timeUs, or std::nullopt with plan()'s error, without building
-  /// the steps. Memoised. For layouts without uneven splits, one search from
-  /// each source (and kind of partial sum in the target) prices every
-  /// target: it is resumed for a target it has not settled yet, instead of a
-  /// search per pair, and kept for the planner's lifetime. Other layouts go
-  /// through plan().
+  /// the steps. For layouts without uneven splits, one search from each
+  /// source (and kind of partial sum in the target) prices every target: it
+  /// is resumed for a target it has not settled yet, instead of a search per
+  /// pair, and kept for the planner's lifetime, so a repeated pair is cheap.
+  /// Other layouts go through plan() (memoised).
   std::optional<double> costUs(const std::vector<int64_t> &globalShape,
                                int64_t elemBytes, const TensorLayout &from,
                                const TensorLayout &to, std::string &error);
+  /// costUs() by ids, for callers that price many pairs among few layouts:
+  /// layoutId() registers a layout of `globalShape` once (ids are per
+  /// shape and stay valid for the planner's lifetime), and pricing by id
+  /// skips looking the layouts up.
+  uint32_t layoutId(const std::vector<int64_t> &globalShape,
+                    const TensorLayout &layout);
+  std::optional<double> costUs(const std::vector<int64_t> &globalShape,
+                               int64_t elemBytes, uint32_t fromId,
+                               uint32_t toId, std::string &error);
 
   const CostModel &getCostModel() const { return model; }
   const PlannerOptions &getOptions() const { return options; }
@@ -80,6 +90,7 @@ private:
   };
   /// costUs()'s memo and retained searches (defined in the .cpp).
   struct CostIndex;
+  CostIndex &getCostIndex();
   const CostModel &model;
   PlannerOptions options;
   std::unordered_map<std::string, Entry> cache;
