@@ -133,8 +133,10 @@ struct Time {
   double us = 0.0;
 };
 
+/// A search node. Its state and the edge into it live beside it (private
+/// searches) or in the shared graph (multi-target ones, which keep many
+/// small searches alive and never walk edges back).
 struct Node {
-  State state;
   Cost cost;
   /// The sum of the path's step times in the order plan() adds them, so
   /// that costUs() returns plan()'s double exactly.
@@ -142,7 +144,6 @@ struct Node {
   int parent = -1;
   /// Position in the settle order (-1 until settled).
   int order = -1;
-  Edge edge{};
   bool done = false;
 };
 
@@ -162,19 +163,16 @@ struct SharedGraph {
   /// generated.
   std::vector<int32_t> first, count;
   std::vector<Succ> succs;
-  /// Per state: Search::permuteKey, 0 until computed (a key of 0 is just
-  /// recomputed).
-  std::vector<uint64_t> keys;
+  /// Per state: the id of its permute signature (Search::signatureOf), ~0u
+  /// until computed.
+  std::vector<uint32_t> sigs;
+  /// Signature ids by (kind, partial axes, shards per dim), and per id the
+  /// bytes of a shard (equal for all its states).
+  std::map<std::vector<int64_t>, uint32_t> sigIds;
+  std::vector<double> sigBytes;
   /// Open-addressing index of `states` (-1 = empty slot).
   std::vector<int32_t> table = std::vector<int32_t>(64, -1);
 
-  int find(const State &s) const {
-    size_t mask = table.size() - 1;
-    for (size_t h = StateHash()(s) & mask; table[h] >= 0; h = (h + 1) & mask)
-      if (states[table[h]] == s)
-        return table[h];
-    return -1;
-  }
   int intern(const State &s) {
     size_t mask = table.size() - 1;
     size_t h = StateHash()(s) & mask;
@@ -186,7 +184,7 @@ struct SharedGraph {
     states.push_back(s);
     first.push_back(-1);
     count.push_back(0);
-    keys.push_back(0);
+    sigs.push_back(~0u);
     if (states.size() * 2 > table.size()) {
       std::vector<int32_t> bigger(table.size() * 2, -1);
       size_t bmask = bigger.size() - 1;
@@ -234,14 +232,12 @@ public:
 private:
   bool prepare(const TensorLayout &from, const TensorLayout &to, State &start,
                std::string &error);
-  /// Settles nodes until `target` is settled; its index, or -1 when the
-  /// queue runs dry first.
-  int settleUntil(const State &target);
-  /// Multi-target mode: the node of `s`, or -1.
-  int find(const State &s) const;
-  /// Equal for states of the same permute signature (see
-  /// samePermuteSignature), different for most others.
-  uint64_t permuteKey(const State &s) const;
+  /// Settles nodes until shared state `target` is settled; its index, or -1
+  /// when the queue runs dry first.
+  int settleUntil(int target);
+  /// Multi-target mode: the id of shared state `gid`'s permute signature
+  /// (states of one id are exactly those samePermuteSignature() pairs).
+  uint32_t signatureOf(int gid);
   // Conversions.
   bool toState(const TensorLayout &layout, State &out, std::string &error);
   TensorLayout toLayout(const State &s) const;
@@ -336,10 +332,23 @@ private:
   /// mode, else relaxed at once.
   void relax(int from, const State &next, const Edge &edge, Time time,
              bool comm);
-  /// Relaxes node `to` (`inserted`: just created) through `edge` from
-  /// `from`.
-  void update(int from, int to, bool inserted, const Edge &edge, Time time,
-              bool comm);
+  /// Relaxes node `to` (`inserted`: just created) through an edge of `time`
+  /// from node `from`, whose cost and time are `base` and `baseUs` (read
+  /// once per expanded node); whether `to` improved.
+  bool update(int from, const Cost &base, double baseUs, int to, bool inserted,
+              Time time, bool comm) {
+    Cost c = base;
+    c.timePs += time.ps;
+    (comm ? c.commSteps : c.localSteps) += 1;
+    Node &n = nodes[to];
+    if (!inserted && (n.done || !(c < n.cost)))
+      return false;
+    n.cost = c;
+    n.timeUs = baseUs + time.us;
+    n.parent = from;
+    queue.emplace(c, to);
+    return true;
+  }
   /// The node of shared state `gid`, created (with no parent) if new.
   int localNode(int gid, bool &inserted);
   bool isMulti() const { return shared != nullptr; }
@@ -362,13 +371,16 @@ private:
   State goal;
   /// Multi-target mode: how many nodes have settled.
   int numSettled = 0;
-  /// The settled nodes by permuteKey, in settle order: costTo() only looks
+  /// The settled nodes by signature id, in settle order: costTo() only looks
   /// at those of the target's key.
-  llvm::DenseMap<uint64_t, llvm::SmallVector<int, 4>> settledByKey;
+  std::vector<llvm::SmallVector<int, 4>> settledBySig;
   std::vector<std::vector<int64_t>> coords;
   std::vector<int64_t> strides;
 
   std::vector<Node> nodes;
+  /// Private searches: each node's state and the edge into it.
+  std::vector<State> nodeStates;
+  std::vector<Edge> nodeEdges;
   /// Open-addressing index of `nodes` by state (-1 = empty slot); unused in
   /// multi-target mode, which indexes by shared state instead.
   std::vector<int> table;
@@ -537,7 +549,7 @@ int Search::lookup(const State &s, bool &inserted) {
   size_t mask = table.size() - 1;
   size_t h = StateHash()(s) & mask;
   while (table[h] >= 0) {
-    if (nodes[table[h]].state == s) {
+    if (nodeStates[table[h]] == s) {
       inserted = false;
       return table[h];
     }
@@ -546,15 +558,15 @@ int Search::lookup(const State &s, bool &inserted) {
   inserted = true;
   int idx = static_cast<int>(nodes.size());
   table[h] = idx;
-  Node n;
-  n.state = s;
-  nodes.push_back(n);
+  nodes.emplace_back();
+  nodeStates.push_back(s);
+  nodeEdges.emplace_back();
   if (nodes.size() * 2 > table.size()) {
     // Grow and rehash.
     std::vector<int> bigger(table.size() * 2, -1);
     size_t bmask = bigger.size() - 1;
     for (size_t i = 0; i < nodes.size(); ++i) {
-      size_t b = StateHash()(nodes[i].state) & bmask;
+      size_t b = StateHash()(nodeStates[i]) & bmask;
       while (bigger[b] >= 0)
         b = (b + 1) & bmask;
       bigger[b] = static_cast<int>(i);
@@ -731,25 +743,9 @@ void Search::relax(int from, const State &next, const Edge &edge, Time time,
   }
   bool inserted;
   int to = lookup(next, inserted);
-  update(from, to, inserted, edge, time, comm);
-}
-
-void Search::update(int from, int to, bool inserted, const Edge &edge,
-                    Time time, bool comm) {
-  Cost c = nodes[from].cost;
-  c.timePs += time.ps;
-  double us = nodes[from].timeUs + time.us;
-  (comm ? c.commSteps : c.localSteps) += 1;
-  Node &n = nodes[to];
-  if (!inserted && (n.done || !(c < n.cost)))
-    return;
-  n.cost = c;
-  n.timeUs = us;
-  n.parent = from;
-  // Only run() walks the edges back.
-  if (!isMulti())
-    n.edge = edge;
-  queue.emplace(c, to);
+  if (update(from, nodes[from].cost, nodes[from].timeUs, to, inserted, time,
+             comm))
+    nodeEdges[to] = edge;
 }
 
 int Search::localNode(int gid, bool &inserted) {
@@ -759,9 +755,7 @@ int Search::localNode(int gid, bool &inserted) {
   inserted = idx < 0;
   if (inserted) {
     idx = static_cast<int>(nodes.size());
-    Node n;
-    n.state = shared->states[gid];
-    nodes.push_back(n);
+    nodes.emplace_back();
     gidOf.push_back(gid);
   }
   return idx;
@@ -780,16 +774,19 @@ void Search::expand(int nodeIdx) {
     shared->count[gid] = static_cast<int32_t>(shared->succs.size()) - begin;
   }
   // In generation order: the same relaxations as a private search's.
+  const Cost base = nodes[nodeIdx].cost;
+  const double baseUs = nodes[nodeIdx].timeUs;
   for (int32_t k = shared->first[gid], e = k + shared->count[gid]; k < e; ++k) {
     const SharedGraph::Succ &succ = shared->succs[k];
     bool inserted;
     int to = localNode(succ.to, inserted);
-    update(nodeIdx, to, inserted, succ.edge, succ.time, succ.comm);
+    update(nodeIdx, base, baseUs, to, inserted, succ.time, succ.comm);
   }
 }
 
 void Search::generate(int nodeIdx) {
-  const State s = nodes[nodeIdx].state;
+  const State s =
+      isMulti() ? shared->states[gidOf[nodeIdx]] : nodeStates[nodeIdx];
   loadLists(s);
   AxisList partial, unused;
   for (int a = 0; a < numAxes; ++a) {
@@ -1003,6 +1000,10 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
 
   // Multi-target searches are kept: start them small.
   nodes.reserve(isMulti() ? 32 : 256);
+  if (!isMulti()) {
+    nodeStates.reserve(256);
+    nodeEdges.reserve(256);
+  }
   std::vector<QItem> items;
   items.reserve(isMulti() ? 64 : 256);
   queue = decltype(queue)(std::greater<QItem>(), std::move(items));
@@ -1034,8 +1035,7 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
 
   int goalIdx = -1;
   for (int idx; (idx = settleNext()) >= 0;) {
-    Node &n = nodes[idx];
-    if (n.state == goal) {
+    if (nodeStates[idx] == goal) {
       goalIdx = idx;
       break;
     }
@@ -1055,21 +1055,23 @@ std::optional<ReshardPlan> Search::run(const TensorLayout &from,
   std::vector<CollectiveStep> steps;
   for (int i : path) {
     const Node &n = nodes[i];
-    const State &prev = nodes[n.parent].state;
+    const State &prev = nodeStates[n.parent];
+    const State &cur = nodeStates[i];
+    const Edge &edge = nodeEdges[i];
     CollectiveStep step;
-    step.kind = n.edge.kind;
-    for (int k = 0; k < n.edge.axes.n; ++k)
-      step.axes.push_back(n.edge.axes.a[k]);
-    step.dim = n.edge.dim;
-    step.srcDim = n.edge.srcDim;
+    step.kind = edge.kind;
+    for (int k = 0; k < edge.axes.n; ++k)
+      step.axes.push_back(edge.axes.a[k]);
+    step.dim = edge.dim;
+    step.srcDim = edge.srcDim;
     if (prev.kind)
       step.reduction = static_cast<ReductionKind>(prev.kind - 1);
     if (step.kind == CollectiveKind::MakePartial)
-      step.reduction = static_cast<ReductionKind>(n.state.kind - 1);
+      step.reduction = static_cast<ReductionKind>(cur.kind - 1);
     step.before = toLayout(prev);
-    step.after = toLayout(n.state);
+    step.after = toLayout(cur);
     if (step.kind == CollectiveKind::Permute) {
-      uint32_t m = permutePairs(prev, n.state, step.pairs);
+      uint32_t m = permutePairs(prev, cur, step.pairs);
       for (int a = 0; a < numAxes; ++a)
         if (m & (1u << a))
           step.axes.push_back(a);
@@ -1133,37 +1135,44 @@ void Search::startMulti(const TensorLayout &from, const TensorLayout &to,
     }
 }
 
-int Search::find(const State &s) const {
-  int gid = shared->find(s);
-  return gid < 0 || static_cast<size_t>(gid) >= nodeOf.size() ? -1
-                                                              : nodeOf[gid];
-}
-
-uint64_t Search::permuteKey(const State &s) const {
-  uint64_t h = s.kind;
+uint32_t Search::signatureOf(int gid) {
+  if (shared->sigs[gid] != ~0u)
+    return shared->sigs[gid];
+  const State &s = shared->states[gid];
+  // Even states only (multi-target mode): samePermuteSignature's fields.
+  std::vector<int64_t> key;
+  key.reserve(2 + rank);
+  uint32_t partial = 0;
   for (int a = 0; a < numAxes; ++a)
-    h = h * 31 + (s.dim[a] == kPartial);
+    if (s.dim[a] == kPartial)
+      partial |= 1u << a;
+  key.push_back(s.kind);
+  key.push_back(partial);
   for (int d = 0; d < rank; ++d)
-    h = h * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(numShards(s, d));
-  return h;
+    key.push_back(numShards(s, d));
+  auto [it, inserted] =
+      shared->sigIds.try_emplace(std::move(key), shared->sigIds.size());
+  if (inserted)
+    shared->sigBytes.push_back(localBytes(s));
+  shared->sigs[gid] = it->second;
+  return it->second;
 }
 
-int Search::settleUntil(const State &target) {
-  int found = find(target);
+int Search::settleUntil(int target) {
+  int found = static_cast<size_t>(target) < nodeOf.size() ? nodeOf[target] : -1;
   if (found >= 0 && nodes[found].done)
     return found;
   // The loop of run(), resumed where the last target left it, so nodes
   // settle in the same order and with the same parents as in one search
   // run to exhaustion.
   for (int idx; (idx = settleNext()) >= 0;) {
-    Node &n = nodes[idx];
-    n.order = numSettled++;
-    uint64_t &key = shared->keys[gidOf[idx]];
-    if (!key)
-      key = permuteKey(n.state);
-    settledByKey[key].push_back(idx);
+    nodes[idx].order = numSettled++;
+    uint32_t sig = signatureOf(gidOf[idx]);
+    if (sig >= settledBySig.size())
+      settledBySig.resize(sig + 1);
+    settledBySig[sig].push_back(idx);
     expand(idx);
-    if (nodes[idx].state == target)
+    if (gidOf[idx] == target)
       return idx;
   }
   return -1;
@@ -1180,7 +1189,10 @@ std::optional<double> Search::costTo(const State &target) {
   // cheapest ways in: this search's own path (its first way in) or a
   // permute from a settled state. From one state, this search's way in
   // comes first unless it is a swap, which the permute matches exactly.
-  int g = settleUntil(target);
+  // Interned so that states compare by id; an id the searches never reach
+  // changes nothing.
+  int targetId = shared->intern(target);
+  int g = settleUntil(targetId);
   bool have = g >= 0;
   Cost best;
   double bestUs = 0.0;
@@ -1191,22 +1203,21 @@ std::optional<double> Search::costTo(const State &target) {
     bestOrder = nodes[g].parent < 0 ? -1 : nodes[nodes[g].parent].order;
   }
   // In settle order, so costs only grow; every cheaper state has settled.
-  // Only states of the target's key can permute to it, and the others never
-  // change `best`, so visiting just those stops where the full scan would
-  // have found nothing more.
-  auto it = settledByKey.find(permuteKey(target));
-  if (it == settledByKey.end())
+  // Only states of the target's permute signature can permute to it, and
+  // the others never change `best`, so visiting just those stops where the
+  // full scan would have found nothing more.
+  uint32_t sig = signatureOf(targetId);
+  if (sig >= settledBySig.size())
     return have ? std::optional<double>(bestUs) : std::nullopt;
-  // The states of the target's permute signature all hold shards of its
-  // size.
-  double bytes = localBytes(target);
-  for (int idx : it->second) {
+  // They all hold shards of one size.
+  double bytes = shared->sigBytes[sig];
+  for (int idx : settledBySig[sig]) {
     const Node &n = nodes[idx];
     if (have && !(n.cost < best))
       break;
-    if (n.state == target || !samePermuteSignature(n.state, target))
+    if (gidOf[idx] == targetId)
       continue;
-    uint32_t m = permuteMask(n.state, target);
+    uint32_t m = permuteMask(shared->states[gidOf[idx]], target);
     Time t = m ? transferTime(m, bytes) : Time();
     Cost c = n.cost;
     c.timePs += t.ps;
