@@ -9,6 +9,8 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Allocator.h"
 
 #include <algorithm>
@@ -504,19 +506,15 @@ int64_t Candidate::getParallelism(const DeviceMesh &mesh) const {
   return n;
 }
 
-double autoshard::estimateFlops(const ShardingRule &rule,
-                                const DeviceMesh &mesh,
-                                const FactorAxes &fAxes) {
-  auto localSize = [&](int64_t f) {
-    int64_t shards =
-        f < static_cast<int64_t>(fAxes.size()) ? groupSize(mesh, fAxes[f]) : 1;
-    return static_cast<double>(rule.factors[f].size) /
-           static_cast<double>(shards);
-  };
+/// flopsPerPoint times the product of every factor's local size, or for data
+/// movement the local elements of the results; `localSize(f)` is factor f's
+/// size divided by its split count.
+template <typename LocalSize>
+static double flopsOf(const ShardingRule &rule, LocalSize localSize) {
   if (rule.flopsPerPoint > 0.0) {
     double points = 1.0;
     for (size_t f = 0; f < rule.factors.size(); ++f)
-      points *= localSize(f);
+      points *= localSize(static_cast<int64_t>(f));
     return rule.flopsPerPoint * points;
   }
   double elements = 0.0;
@@ -530,30 +528,105 @@ double autoshard::estimateFlops(const ShardingRule &rule,
   return elements;
 }
 
+double autoshard::estimateFlops(const ShardingRule &rule,
+                                const DeviceMesh &mesh,
+                                const FactorAxes &fAxes) {
+  return flopsOf(rule, [&](int64_t f) {
+    int64_t shards =
+        f < static_cast<int64_t>(fAxes.size()) ? groupSize(mesh, fAxes[f]) : 1;
+    return static_cast<double>(rule.factors[f].size) /
+           static_cast<double>(shards);
+  });
+}
+
 namespace {
+/// Hashes dedup keys more cheaply than hash_combine_range: they are short,
+/// and hashing is a good part of the work per assignment.
+struct KeyInfo : llvm::DenseMapInfo<llvm::ArrayRef<int64_t>> {
+  static unsigned getHashValue(llvm::ArrayRef<int64_t> key) {
+    uint64_t h = key.size();
+    for (int64_t word : key)
+      h = (h ^ static_cast<uint64_t>(word)) * 0x9e3779b97f4a7c15ULL;
+    return static_cast<unsigned>(h ^ h >> 32);
+  }
+};
+
 /// Enumerates axis→factor maps, then the orders of several axes on one
 /// factor, in a fixed order, and keeps the assignments whose layouts are new.
+///
+/// Most assignments that reach a leaf are kept, so the work per leaf is what
+/// counts: every check that only depends on how many ways each factor is
+/// split (divisibility, contiguity, the partial axes, the flops) is made once
+/// per axis→factor map rather than once per order, and a kept assignment's
+/// layouts are built straight into its candidate. Duplicates are found from
+/// the factor axes alone (packKey), without building layouts, and only
+/// looked for when the rule allows them (mayRepeat).
 struct Enumerator {
   const ShardingRule &rule;
   const DeviceMesh &mesh;
   const EnumerateOptions &options;
-  std::vector<int64_t> eligible;
+  // Scratch vectors are small (factors, dims, mesh axes): kept inline so
+  // that an enumeration allocates little besides its candidates.
+  llvm::SmallVector<int64_t, 8> eligible;
   /// The assignment being built: axes are appended in mesh order, so every
   /// factor's list is ascending (the first order permute generates).
   FactorAxes fAxes;
+  /// shards[f] = product of the sizes of fAxes[f] (1 when unsplit).
+  llvm::SmallVector<int64_t, 8> shards;
+  /// Product of the sizes of every assigned axis (Candidate::getParallelism).
+  int64_t parallelism = 1;
+  /// Whether every mesh axis has a positive size, so that a factor its axes
+  /// do not divide can be dropped as soon as the axis is assigned.
+  bool prune = true;
   /// Factors holding several axes at the current leaf of assignAxis.
-  std::vector<int64_t> multi;
+  llvm::SmallVector<int64_t, 4> multi;
   std::vector<Candidate> out;
+  /// getParallelism of each candidate in `out`.
+  llvm::SmallVector<int64_t, 64> outParallelism;
 
-  // Layouts of the assignment at hand, reused across assignments.
+  /// Whether keys are packed from the factor axes (packKey); otherwise each
+  /// assignment's layouts are built and encoded (encodeKey).
+  bool packed = true;
+  /// Every tensor dim of the rule, operands then results: dim k holds the
+  /// factors dimFactors[dimStart[k]] .. dimFactors[dimStart[k + 1] - 1].
+  llvm::SmallVector<int64_t, 16> dimFactors;
+  llvm::SmallVector<size_t, 16> dimStart;
+  /// firstDim[t] = the first dim of tensor t (operands then results).
+  llvm::SmallVector<size_t, 8> firstDim;
+  /// Dims holding a factor that may be split: the only ones whose axes
+  /// differ between assignments.
+  llvm::SmallVector<size_t, 16> keyDims;
+  /// Whether two assignments may give the same layouts. They cannot when
+  /// every factor that may be split is the only such factor of some dim:
+  /// that dim's axes are the factor's, so the layouts give back the
+  /// assignment.
+  bool mayRepeat = false;
+  /// Dims holding several factors: the only ones a split can make
+  /// non-contiguous.
+  llvm::SmallVector<size_t, 4> compoundDims;
+  /// Axes of each factor at hand, 4 bits per axis (axis + 1), and how many
+  /// bits that takes.
+  llvm::SmallVector<uint64_t, 8> factorCode;
+  llvm::SmallVector<unsigned, 8> factorBits;
+  /// Axes of the split reduction factors (bit a: axis a): every result's
+  /// partial axes at the current leaf of assignAxis.
+  uint64_t partialMask = 0;
+  llvm::SmallVector<int64_t, 4> partial;
+  /// Flops of the current leaf of assignAxis (every order of its axes has
+  /// the same), once a candidate needed them.
+  bool haveFlops = false;
+  double flops = 0.0;
+
+  // Layouts of the assignment at hand when keys are not packed, reused
+  // across assignments.
   std::vector<TensorLayout> operandLayouts, resultLayouts;
   LayoutScratch scratch;
   LayoutFailure failure;
 
-  /// Dedup key of the layouts at hand (see encodeKey) and the keys seen.
-  std::vector<int64_t> key;
+  /// Dedup key of the assignment at hand and the keys seen.
+  llvm::SmallVector<int64_t, 16> key;
   llvm::BumpPtrAllocator keyStorage;
-  llvm::DenseSet<llvm::ArrayRef<int64_t>> seen;
+  llvm::DenseSet<llvm::ArrayRef<int64_t>, KeyInfo> seen;
   /// Whether axis indices tell layouts apart exactly as TensorLayout::str
   /// does; if not (names str would run together), the key is the printed
   /// text.
@@ -561,16 +634,61 @@ struct Enumerator {
 
   Enumerator(const ShardingRule &rule, const DeviceMesh &mesh,
              const EnumerateOptions &options)
-      : rule(rule), mesh(mesh), options(options), fAxes(rule.factors.size()) {
-    std::set<std::string_view> names;
+      : rule(rule), mesh(mesh), options(options), fAxes(rule.factors.size()),
+        shards(rule.factors.size(), 1) {
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      const Factor &factor = rule.factors[f];
+      if (factor.kind == FactorKind::NeedReplication || factor.size < 2)
+        continue;
+      if (factor.kind == FactorKind::Reduction && !options.allowReductionSplits)
+        continue;
+      eligible.push_back(static_cast<int64_t>(f));
+    }
     for (int64_t a = 0; a < mesh.getNumAxes(); ++a) {
       const std::string &name = mesh.getAxis(a).name;
       // str separates axes with ", " and brackets; a name holding those (or
       // none at all, or one shared by two axes) prints like something else.
-      if (name.empty() || name.find_first_of(" ,[]") != std::string::npos ||
-          !names.insert(name).second)
+      if (name.empty() || name.find_first_of(" ,[]") != std::string::npos)
         codesMatchStr = false;
+      for (int64_t b = 0; b < a; ++b)
+        if (mesh.getAxis(b).name == name)
+          codesMatchStr = false;
+      if (mesh.getAxisSize(a) < 1)
+        prune = false;
     }
+    // A packed dim holds at most every axis once, 4 bits each.
+    packed = codesMatchStr && prune && mesh.getNumAxes() <= 15;
+    if (!packed)
+      return;
+    factorCode.assign(rule.factors.size(), 0);
+    factorBits.assign(rule.factors.size(), 0);
+    llvm::SmallVector<bool, 8> isEligible(rule.factors.size()),
+        isAlone(rule.factors.size());
+    for (int64_t f : eligible)
+      isEligible[f] = true;
+    auto addDims = [&](const TensorFactors &dims) {
+      firstDim.push_back(dimStart.size());
+      for (const std::vector<int64_t> &fs : dims) {
+        if (fs.size() > 1)
+          compoundDims.push_back(dimStart.size());
+        auto splittable = llvm::make_filter_range(
+            fs, [&](int64_t f) { return isEligible[f]; });
+        if (!splittable.empty())
+          keyDims.push_back(dimStart.size());
+        if (llvm::hasSingleElement(splittable))
+          isAlone[*splittable.begin()] = true;
+        dimStart.push_back(dimFactors.size());
+        dimFactors.insert(dimFactors.end(), fs.begin(), fs.end());
+      }
+    };
+    for (const TensorFactors &dims : rule.operandDims)
+      addDims(dims);
+    for (const TensorFactors &dims : rule.resultDims)
+      addDims(dims);
+    firstDim.push_back(dimStart.size());
+    dimStart.push_back(dimFactors.size());
+    mayRepeat = llvm::any_of(eligible, [&](int64_t f) { return !isAlone[f]; });
+    key.resize(keyDims.size() + (rule.resultDims.empty() ? 0 : 1));
   }
 
   void assignAxis(int64_t a) {
@@ -579,6 +697,7 @@ struct Enumerator {
       return;
     }
     assignAxis(a + 1);
+    int64_t axisSize = mesh.getAxisSize(a);
     for (int64_t f : eligible) {
       std::vector<int64_t> &axes = fAxes[f];
       // Maps with too many axes on a factor are skipped; the list only grows
@@ -586,17 +705,54 @@ struct Enumerator {
       if (options.maxAxesPerFactor > 0 &&
           static_cast<int64_t>(axes.size()) >= options.maxAxesPerFactor)
         continue;
+      // So is a factor its axes do not divide: more axes leave it so.
+      int64_t split = shards[f] * axisSize;
+      if (prune && rule.factors[f].size % split != 0)
+        continue;
+      int64_t oldShards = shards[f], oldParallelism = parallelism;
       axes.push_back(a);
+      shards[f] = split;
+      parallelism *= axisSize;
       assignAxis(a + 1);
       axes.pop_back();
+      shards[f] = oldShards;
+      parallelism = oldParallelism;
     }
   }
 
+  /// computeLayouts' contiguity check: every split factor of a compound dim
+  /// has the factors more major than it split into single elements. It
+  /// depends on how many ways each factor is split, not on the order of its
+  /// axes.
+  bool isContiguous() const {
+    for (size_t k : compoundDims) {
+      bool coarse = false;
+      for (size_t i = dimStart[k]; i < dimStart[k + 1]; ++i) {
+        int64_t f = dimFactors[i];
+        if (coarse && !fAxes[f].empty())
+          return false;
+        if (rule.factors[f].size / shards[f] != 1)
+          coarse = true;
+      }
+    }
+    return true;
+  }
+
   void emitOrders() {
+    if (packed) {
+      if (!isContiguous())
+        return;
+      partialMask = 0;
+      for (int64_t f : eligible)
+        if (rule.factors[f].kind == FactorKind::Reduction)
+          for (int64_t a : fAxes[f])
+            partialMask |= uint64_t(1) << a;
+      haveFlops = false;
+    }
     multi.clear();
-    for (size_t f = 0; f < fAxes.size(); ++f)
+    for (int64_t f : eligible)
       if (fAxes[f].size() > 1)
-        multi.push_back(static_cast<int64_t>(f));
+        multi.push_back(f);
     // Every permutation of every factor's axes (ascending start: the mesh
     // order is the first one generated).
     permute(0);
@@ -604,7 +760,10 @@ struct Enumerator {
 
   void permute(size_t m) {
     if (m == multi.size()) {
-      consider();
+      if (packed)
+        considerPacked();
+      else
+        consider();
       return;
     }
     // next_permutation leaves the list ascending again when it is done.
@@ -614,6 +773,15 @@ struct Enumerator {
     while (std::next_permutation(axes.begin(), axes.end()));
   }
 
+  /// Records `key`; false when an earlier assignment had it.
+  bool insertKey() {
+    // Storing first hashes once; the few repeated keys stay unused in the
+    // arena.
+    int64_t *stored = keyStorage.Allocate<int64_t>(key.size());
+    std::copy(key.begin(), key.end(), stored);
+    return seen.insert(llvm::ArrayRef<int64_t>(stored, key.size())).second;
+  }
+
   /// Keeps the assignment at hand if it is representable and its layouts
   /// are new: two assignments with the same layouts are the same strategy.
   void consider() {
@@ -621,11 +789,8 @@ struct Enumerator {
                         scratch, failure))
       return;
     encodeKey();
-    if (seen.contains(key))
+    if (!insertKey())
       return;
-    int64_t *stored = keyStorage.Allocate<int64_t>(key.size());
-    std::copy(key.begin(), key.end(), stored);
-    seen.insert(llvm::ArrayRef<int64_t>(stored, key.size()));
     Candidate c;
     c.factorAxes = fAxes;
     // Most assignments that get this far are new: taking the buffers (and
@@ -634,6 +799,100 @@ struct Enumerator {
     c.resultLayouts = std::move(resultLayouts);
     c.flops = estimateFlops(rule, mesh, c.factorAxes);
     out.push_back(std::move(c));
+    outParallelism.push_back(parallelism);
+  }
+
+  /// consider() for a contiguous assignment when keys are packed.
+  void considerPacked() {
+    if (mayRepeat) {
+      packKey();
+      if (!insertKey())
+        return;
+    }
+    Candidate &c = out.emplace_back();
+    c.factorAxes = fAxes;
+    partial.clear();
+    for (int64_t a = 0; a < mesh.getNumAxes(); ++a)
+      if (partialMask >> a & 1)
+        partial.push_back(a);
+    c.resultLayouts.reserve(rule.resultDims.size());
+    for (size_t i = 0; i < rule.resultDims.size(); ++i) {
+      TensorLayout &l = c.resultLayouts.emplace_back();
+      fillDims(rule.operandDims.size() + i, l);
+      if (!partial.empty())
+        l.partialAxes.assign(partial.begin(), partial.end());
+      l.partialKind = rule.reduction;
+    }
+    c.operandLayouts.reserve(rule.operandDims.size());
+    for (size_t i = 0; i < rule.operandDims.size(); ++i) {
+      TensorLayout &l = c.operandLayouts.emplace_back();
+      fillDims(i, l);
+      int64_t tied = rule.getTiedResult(static_cast<int64_t>(i));
+      if (tied >= 0) {
+        if (!partial.empty())
+          l.partialAxes = c.resultLayouts[tied].partialAxes;
+        l.partialKind = c.resultLayouts[tied].partialKind;
+      }
+    }
+    if (!haveFlops) {
+      flops = flopsOf(rule, [&](int64_t f) {
+        return static_cast<double>(rule.factors[f].size) /
+               static_cast<double>(shards[f]);
+      });
+      haveFlops = true;
+    }
+    c.flops = flops;
+    outParallelism.push_back(parallelism);
+  }
+
+  /// The dims of tensor `t`'s fresh layout, as computeLayouts builds them.
+  void fillDims(size_t t, TensorLayout &layout) const {
+    layout.dimAxes.reserve(firstDim[t + 1] - firstDim[t]);
+    for (size_t d = firstDim[t]; d < firstDim[t + 1]; ++d) {
+      size_t begin = dimStart[d], end = dimStart[d + 1];
+      if (end - begin == 1) {
+        const std::vector<int64_t> &fromFactor = fAxes[dimFactors[begin]];
+        layout.dimAxes.emplace_back(fromFactor.begin(), fromFactor.end());
+        continue;
+      }
+      std::vector<int64_t> &axes = layout.dimAxes.emplace_back();
+      size_t n = 0;
+      for (size_t i = begin; i < end; ++i)
+        n += fAxes[dimFactors[i]].size();
+      if (n == 0)
+        continue;
+      axes.reserve(n);
+      for (size_t i = begin; i < end; ++i)
+        axes.insert(axes.end(), fAxes[dimFactors[i]].begin(),
+                    fAxes[dimFactors[i]].end());
+    }
+  }
+
+  /// A key equal for two representable assignments exactly when their
+  /// layouts are (and so, with codesMatchStr, when encodeKey's are): per
+  /// dim that may be split, its axes in order, 4 bits each; then the
+  /// results' partial axes (the same for every result, and tied operands
+  /// copy them). Ranks, the other dims and the partial kind are the same for
+  /// every assignment.
+  void packKey() {
+    for (int64_t f : eligible) {
+      uint64_t code = 0;
+      for (int64_t a : fAxes[f])
+        code = code << 4 | static_cast<uint64_t>(a + 1);
+      factorCode[f] = code;
+      factorBits[f] = 4 * static_cast<unsigned>(fAxes[f].size());
+    }
+    for (size_t k = 0; k < keyDims.size(); ++k) {
+      uint64_t word = 0;
+      for (size_t i = dimStart[keyDims[k]]; i < dimStart[keyDims[k] + 1]; ++i) {
+        int64_t f = dimFactors[i];
+        if (factorBits[f])
+          word = word << factorBits[f] | factorCode[f];
+      }
+      key[k] = static_cast<int64_t>(word);
+    }
+    if (!rule.resultDims.empty())
+      key.back() = static_cast<int64_t>(partialMask);
   }
 
   /// A key equal for two assignments exactly when every operand's and
@@ -673,30 +932,31 @@ std::vector<Candidate>
 autoshard::enumerateCandidates(const ShardingRule &rule, const DeviceMesh &mesh,
                                const EnumerateOptions &options) {
   Enumerator e(rule, mesh, options);
-  for (size_t f = 0; f < rule.factors.size(); ++f) {
-    const Factor &factor = rule.factors[f];
-    if (factor.kind == FactorKind::NeedReplication || factor.size < 2)
-      continue;
-    if (factor.kind == FactorKind::Reduction && !options.allowReductionSplits)
-      continue;
-    e.eligible.push_back(static_cast<int64_t>(f));
-  }
   e.assignAxis(0);
 
-  std::vector<Candidate> &all = e.out;
-  std::vector<int64_t> parallelism;
-  parallelism.reserve(all.size());
-  for (const Candidate &c : all)
-    parallelism.push_back(c.getParallelism(mesh));
-  std::vector<size_t> order(all.size());
+  std::vector<Candidate> &sorted = e.out;
+  const llvm::SmallVector<int64_t, 64> &parallelism = e.outParallelism;
+  llvm::SmallVector<size_t, 64> order(sorted.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     return parallelism[x] > parallelism[y];
   });
-  std::vector<Candidate> sorted;
-  sorted.reserve(all.size());
-  for (size_t k : order)
-    sorted.push_back(std::move(all[k]));
+  // Place k takes candidate order[k]: moved one cycle of that permutation at
+  // a time, each place marked done by order[k] = k.
+  for (size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start)
+      continue;
+    Candidate first = std::move(sorted[start]);
+    size_t k = start;
+    while (order[k] != start) {
+      sorted[k] = std::move(sorted[order[k]]);
+      size_t next = order[k];
+      order[k] = k;
+      k = next;
+    }
+    sorted[k] = std::move(first);
+    order[k] = k;
+  }
   if (options.maxCandidates > 0 &&
       static_cast<int64_t>(sorted.size()) > options.maxCandidates) {
     // Keep the replicated candidate (the last: parallelism 1, generated
@@ -705,7 +965,7 @@ autoshard::enumerateCandidates(const ShardingRule &rule, const DeviceMesh &mesh,
     sorted.resize(options.maxCandidates);
     sorted.back() = std::move(replicated);
   }
-  return sorted;
+  return std::move(sorted);
 }
 
 //===----------------------------------------------------------------------===//
