@@ -311,6 +311,9 @@ Problem normalise(const SolverGraph &graph) {
     // Edges that forbid combinations must be solved exactly first.
     weight = infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
   };
+  // Entry (x, y) of an edge's table is cost[rowOff[x] + colOff[y]]: the
+  // class lookups are done once per candidate, not once per entry.
+  std::vector<size_t> rowOff, colOff;
   for (size_t first = 0; first < byPair.size();) {
     size_t last = first + 1;
     while (last < byPair.size() && byPair[last].first == byPair[first].first)
@@ -323,17 +326,28 @@ Problem normalise(const SolverGraph &graph) {
     unsigned a = p.a, b = p.b, ka = pb.k(a), kb = pb.k(b);
     auto fill = [&](std::vector<double> &m) {
       m.assign(size_t(ka) * kb + kPad, 0.0);
+      rowOff.resize(ka);
+      colOff.resize(kb);
       for (size_t i = first; i < last; ++i) {
         const SolverGraph::Edge &e = edges[byPair[i].second];
         bool srcFirst = e.src == a;
         const SolverGraph::EdgeTable &t = *e.table;
-        for (unsigned x = 0; x < ka; ++x)
-          for (unsigned y = 0; y < kb; ++y) {
-            unsigned cs = srcFirst ? pb.allowed[a][x] : pb.allowed[b][y];
-            unsigned cd = srcFirst ? pb.allowed[b][y] : pb.allowed[a][x];
-            double &slot = m[size_t(x) * kb + y];
-            slot = std::min(kInfeasibleCost, slot + t.get(cs, cd));
-          }
+        size_t nd = t.numDstClasses;
+        for (unsigned x = 0; x < ka; ++x) {
+          unsigned c = pb.allowed[a][x];
+          rowOff[x] = srcFirst ? t.srcClass[c] * nd : t.dstClass[c];
+        }
+        for (unsigned y = 0; y < kb; ++y) {
+          unsigned c = pb.allowed[b][y];
+          colOff[y] = srcFirst ? t.dstClass[c] : t.srcClass[c] * nd;
+        }
+        const double *cost = t.cost.data();
+        for (unsigned x = 0; x < ka; ++x) {
+          double *row = m.data() + size_t(x) * kb;
+          const double *from = cost + rowOff[x];
+          for (unsigned y = 0; y < kb; ++y)
+            row[y] = std::min(kInfeasibleCost, row[y] + from[colOff[y]]);
+        }
       }
     };
     if (last == first + 1 && pb.unrestricted[a] && pb.unrestricted[b]) {
@@ -1145,6 +1159,80 @@ struct Eliminator {
   std::vector<size_t> layoutScratch;
 };
 
+/// Exact min-sum over a neighbourhood of `x`: every node keeps its current
+/// candidate and the `width - 1` others that are cheapest with its
+/// neighbours held at x (ties by index). Block moves change one forest at a
+/// time, but a layer can need a joint move around a cycle (a branch and the
+/// node where it rejoins) whose every node looks worse alone; elimination
+/// over these small domains finds it. The domains hold x, so the result is
+/// never worse. Returns std::nullopt when the elimination would exceed
+/// `maxTable` or `maxWork` (see Eliminator).
+std::optional<std::vector<unsigned>>
+neighbourhoodDP(const Problem &pb, const ForestCache &cache,
+                const std::vector<unsigned> &x, unsigned width,
+                uint64_t maxTable, uint64_t maxWork) {
+  Problem sub;
+  sub.n = pb.n;
+  sub.rankOrder = pb.rankOrder;
+  sub.rank = pb.rank;
+  sub.allowed.resize(pb.n);
+  sub.unary.resize(pb.n);
+  std::vector<double> local;
+  std::vector<unsigned> best; // the cheapest others so far, in order
+  for (unsigned v = 0; v < pb.n; ++v) {
+    unsigned kv = pb.k(v);
+    local.assign(pb.unary[v].begin(), pb.unary[v].end());
+    for (unsigned id : pb.incident[v])
+      addCosts(local, cache.given(pb, id, v, x[pb.other(pb.pairs[id], v)]));
+    best.clear();
+    for (unsigned c = 0; c < kv; ++c) {
+      if (c == x[v])
+        continue;
+      // Insertion into the short sorted list; equal costs keep index order.
+      size_t pos = best.size();
+      while (pos > 0 && local[c] < local[best[pos - 1]])
+        --pos;
+      if (pos + 1 >= width)
+        continue;
+      best.insert(best.begin() + pos, c);
+      if (best.size() + 1 > width)
+        best.pop_back();
+    }
+    // x's candidate first: elimination keeps the first of equal minima.
+    std::vector<unsigned> &dom = sub.allowed[v];
+    dom.reserve(1 + best.size());
+    dom.push_back(x[v]);
+    dom.insert(dom.end(), best.begin(), best.end());
+    sub.unary[v].reserve(dom.size());
+    for (unsigned c : dom)
+      sub.unary[v].push_back(pb.unary[v][c]);
+  }
+  sub.pairs.reserve(pb.pairs.size());
+  for (const Pair &p : pb.pairs) {
+    const std::vector<unsigned> &da = sub.allowed[p.a], &db = sub.allowed[p.b];
+    size_t kb = pb.k(p.b);
+    auto m =
+        std::make_shared<std::vector<double>>(da.size() * db.size() + kPad);
+    double *out = m->data();
+    for (unsigned ca : da)
+      for (unsigned cb : db)
+        *out++ = p.m[ca * kb + cb];
+    Pair q;
+    q.a = p.a;
+    q.b = p.b;
+    q.m = m->data();
+    q.matrix = std::move(m);
+    sub.pairs.push_back(std::move(q));
+  }
+  Eliminator ve(sub, maxTable, maxWork);
+  std::vector<unsigned> z;
+  if (!ve.run(z))
+    return std::nullopt;
+  for (unsigned v = 0; v < pb.n; ++v)
+    z[v] = sub.allowed[v][z[v]];
+  return z;
+}
+
 /// Exact min-sum over the nodes in `block` (their induced subgraph must be a
 /// forest) with every other node held at `x`. Returns the block-optimal
 /// assignment (others unchanged).
@@ -1237,13 +1325,23 @@ std::vector<unsigned> treeOrder(const Problem &pb,
   return order;
 }
 
+/// neighbourhoodDP's domains (three candidates per node) and limits. Its
+/// tables are small (3^(w+1) entries for a graph of width w), so it runs
+/// where the full elimination cannot; the limits only bound it on graphs
+/// far wider than programs, where it is skipped.
+constexpr unsigned kNeighbourhoodWidth = 3;
+constexpr uint64_t kNeighbourhoodTable = uint64_t(1) << 12;
+constexpr uint64_t kNeighbourhoodWork = uint64_t(1) << 26;
+
 /// The fallback when elimination would need tables that are too large:
-/// forest DP on a maximum-weight spanning forest, then block coordinate
-/// descent. Each block is an induced forest (solved exactly with the rest
-/// held fixed), so every step is monotone; blocks come from four node
-/// orders (spanning-forest BFS and rank, each both ways) so that a chain the
-/// spanning forest cut is whole in some block. ICM moves single nodes in
-/// between. Stops when a round improves nothing.
+/// forest DP on a maximum-weight spanning forest, then descent. Block moves
+/// solve an induced forest exactly with the rest held fixed; blocks come
+/// from four node orders (spanning-forest BFS and rank, each both ways) so
+/// that a chain the spanning forest cut is whole in some block.
+/// Neighbourhood moves (neighbourhoodDP) eliminate exactly over a few
+/// candidates per node, so they move a whole cycle at once. ICM moves single
+/// nodes in between. Every move is taken only when it improves the total;
+/// stops when a round improves nothing.
 SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
   SolverResult res;
   std::vector<bool> inTree = spanningForest(pb);
@@ -1267,7 +1365,7 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
     // until x changes (`version` counts the changes), as it would propose
     // the same assignment.
     uint64_t version = 0;
-    std::vector<uint64_t> triedAt(1 + blocks.size(), ~uint64_t(0));
+    std::vector<uint64_t> triedAt(2 + blocks.size(), ~uint64_t(0));
     auto tryMove = [&](size_t move, auto propose) {
       if (triedAt[move] == version)
         return;
@@ -1280,6 +1378,20 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
         triedAt[move] = version;
       }
     };
+    // Joint moves around cycles first: on a model's layers they reach
+    // what the forest moves cannot, and the rounds after them are fewer.
+    // A neighbourhood that went over its limits is not tried again: its
+    // plan, which sizes the tables, depends on the graph alone.
+    bool neighbourhoodFits = true;
+    auto neighbourhood = [&] {
+      std::optional<std::vector<unsigned>> z =
+          neighbourhoodDP(pb, cache, x, kNeighbourhoodWidth,
+                          kNeighbourhoodTable, kNeighbourhoodWork);
+      neighbourhoodFits = z.has_value();
+      return z ? std::move(*z) : x;
+    };
+    const size_t neighbourhoodMove = 1 + blocks.size();
+    tryMove(neighbourhoodMove, neighbourhood);
     for (unsigned round = 0; round < options.maxRounds; ++round) {
       ++res.work;
       double before = cost;
@@ -1291,6 +1403,8 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
       tryMove(0, [&] { return forestDP(pb, cache, inTree, x); });
       for (size_t i = 0; i < blocks.size(); ++i)
         tryMove(1 + i, [&] { return blockDP(pb, cache, blocks[i], x); });
+      if (neighbourhoodFits)
+        tryMove(neighbourhoodMove, neighbourhood);
       if (!strictlyBetter(cost, before))
         break;
     }

@@ -259,20 +259,37 @@ TEST(SolverTest, CappedEliminationReturnsTheLocalSearch) {
 // and from there every single-node move pays a chain mismatch, and moving
 // a whole chain pays the off-forest rungs as if the other chain stayed.
 // The optimum is all-1 (12 node costs against 18 for all-0 rungs).
-TEST(SolverTest, EliminationSolvesLaddersExactly) {
+// `decoys` more candidates per node (unary 5, and an edge to or from one
+// costs as much as the edge's worst mismatch, so the spanning forest stays
+// the same) leave the optimum as it is.
+SolverGraph ladder(unsigned len, unsigned decoys) {
   SolverGraph g;
-  unsigned len = 6;
+  std::vector<double> costs = {0.0, 1.0};
+  costs.resize(2 + decoys, 5.0);
+  unsigned k = costs.size();
+  auto table = [&](double same0, double same1, double differ) {
+    std::vector<double> m(k * k, differ);
+    m[0] = same0;
+    m[k + 1] = same1;
+    return m;
+  };
   std::vector<unsigned> a, b;
   for (unsigned i = 0; i < len; ++i) {
-    a.push_back(g.addNode("a" + std::to_string(i), {0.0, 1.0}));
-    b.push_back(g.addNode("b" + std::to_string(i), {0.0, 1.0}));
+    a.push_back(g.addNode("a" + std::to_string(i), costs));
+    b.push_back(g.addNode("b" + std::to_string(i), costs));
   }
   for (unsigned i = 0; i + 1 < len; ++i) {
-    g.addEdge(a[i], a[i + 1], {0.0, 10.0, 10.0, 0.0});
-    g.addEdge(b[i], b[i + 1], {0.0, 10.0, 10.0, 0.0});
+    g.addEdge(a[i], a[i + 1], table(0.0, 0.0, 10.0));
+    g.addEdge(b[i], b[i + 1], table(0.0, 0.0, 10.0));
   }
   for (unsigned i = 0; i < len; ++i)
-    g.addEdge(a[i], b[i], {3.0, 6.0, 6.0, 0.0});
+    g.addEdge(a[i], b[i], table(3.0, 0.0, 6.0));
+  return g;
+}
+
+TEST(SolverTest, EliminationSolvesLaddersExactly) {
+  unsigned len = 6;
+  SolverGraph g = ladder(len, 0);
   double truth = bruteForce(g);
   EXPECT_DOUBLE_EQ(truth, 12.0);
   SolverResult dp = run(g, SolverKind::DP);
@@ -280,11 +297,32 @@ TEST(SolverTest, EliminationSolvesLaddersExactly) {
   EXPECT_DOUBLE_EQ(dp.cost, truth);
   for (unsigned v = 0; v < 2 * len; ++v)
     EXPECT_EQ(dp.assignment[v], 1u);
-  // The local search stays in the trap (all-0, 18) and does not claim
-  // optimality.
+  // The local search leaves the trap by its neighbourhood move, which
+  // eliminates over every node's best few candidates at once, but it does
+  // not claim optimality.
   SolverResult local = run(g, SolverKind::Local);
   EXPECT_FALSE(local.optimal);
-  EXPECT_LE(local.cost, 18.0);
+  EXPECT_DOUBLE_EQ(local.cost, truth);
+}
+
+// The neighbourhood move keeps a node's current candidate and the cheapest
+// others with its neighbours held: with more candidates than it keeps (the
+// decoys) it still moves the whole ladder, as the default does when
+// elimination is capped.
+TEST(SolverTest, LocalSearchMovesCyclesJointly) {
+  unsigned len = 6;
+  SolverGraph g = ladder(len, 3);
+  SolverResult dp = run(g, SolverKind::DP);
+  EXPECT_TRUE(dp.optimal);
+  EXPECT_DOUBLE_EQ(dp.cost, 12.0);
+  SolverOptions capped;
+  capped.maxEliminationTable = 2;
+  for (SolverResult r :
+       {run(g, SolverKind::Local), run(g, SolverKind::DP, capped)}) {
+    EXPECT_FALSE(r.optimal);
+    EXPECT_DOUBLE_EQ(r.cost, dp.cost);
+    EXPECT_EQ(r.assignment, dp.assignment);
+  }
 }
 
 /// L residual blocks x_i -> p_i -> q_i -> x_{i+1} plus x_i -> x_{i+1}, every
@@ -395,6 +433,37 @@ TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
       EXPECT_EQ(r.assignment[inv[v]], base.assignment[v]);
       EXPECT_EQ(local.assignment[inv[v]], baseLocal.assignment[v]);
     }
+  }
+}
+
+// The local search's neighbourhood move ranks candidates by their costs
+// with the neighbours held, ties by candidate index: with more candidates
+// than it keeps, and the many ties of reshard-like costs, its result does
+// not depend on the order nodes and edges were added either.
+TEST(SolverTest, LocalSearchDoesNotDependOnInsertionOrder) {
+  std::mt19937 rng(12);
+  for (unsigned trial = 0; trial < 5; ++trial) {
+    unsigned n = 40;
+    SolverGraph g = randomNodes(n, 8, rng);
+    for (unsigned v = 1; v < n; ++v)
+      for (unsigned f = 0; f < 2; ++f)
+        addReshardLikeEdge(g, v > 5 ? v - 1 - rng() % 5 : rng() % v, v, 4, rng);
+    SolverResult base = run(g, SolverKind::Local);
+    std::vector<unsigned> perm(n), inv(n);
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    SolverGraph h;
+    for (unsigned i = 0; i < n; ++i) {
+      inv[perm[i]] = i;
+      h.addNode(g.getNode(perm[i]).key, g.getNode(perm[i]).costs);
+    }
+    const auto &edges = g.getEdges();
+    for (auto it = edges.rbegin(); it != edges.rend(); ++it)
+      h.addEdge(inv[it->src], inv[it->dst], it->table);
+    SolverResult local = run(h, SolverKind::Local);
+    EXPECT_DOUBLE_EQ(local.cost, base.cost);
+    for (unsigned v = 0; v < n; ++v)
+      EXPECT_EQ(local.assignment[inv[v]], base.assignment[v]);
   }
 }
 

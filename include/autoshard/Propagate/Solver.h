@@ -20,10 +20,13 @@
 // and the run is linear in the graph's length; the result is then proven
 // optimal. When a table would exceed SolverOptions' limits it falls back to
 // `SolverKind::Local`: exact DP on a maximum-weight spanning forest, then
-// block coordinate descent (exact DP on induced forests from four node
-// orders, the rest held fixed) and iterated conditional modes until no
-// move improves the total. `SolverKind::Exact` is elimination with larger
-// limits, else a branch and bound seeded with the local search; an oracle.
+// descent until no move improves the total: block coordinate descent (exact
+// DP on induced forests from four node orders, the rest held fixed),
+// neighbourhood moves (elimination over every node's current candidate and
+// its two cheapest others, which moves whole cycles; bounded by fixed
+// limits of its own, as its tables are small) and iterated conditional
+// modes. `SolverKind::Exact` is elimination with larger limits, else a
+// branch and bound seeded with the local search; an oracle.
 //
 // Results depend only on the graph's content and the nodes' keys, never on
 // the order nodes or edges were added.
