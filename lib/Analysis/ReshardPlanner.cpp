@@ -1000,7 +1000,9 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
 
   // Multi-target searches are kept: start them small.
   nodes.reserve(isMulti() ? 32 : 256);
-  if (!isMulti()) {
+  if (isMulti()) {
+    gidOf.reserve(32);
+  } else {
     nodeStates.reserve(256);
     nodeEdges.reserve(256);
   }
@@ -1169,7 +1171,7 @@ int Search::settleUntil(int target) {
     nodes[idx].order = numSettled++;
     uint32_t sig = signatureOf(gidOf[idx]);
     if (sig >= settledBySig.size())
-      settledBySig.resize(sig + 1);
+      settledBySig.resize(std::max<size_t>(sig + 1, shared->sigBytes.size()));
     settledBySig[sig].push_back(idx);
     expand(idx);
     if (gidOf[idx] == target)
