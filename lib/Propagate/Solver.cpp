@@ -20,6 +20,7 @@
 #include <numeric>
 #include <queue>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -207,9 +208,14 @@ struct Problem {
   std::vector<std::vector<double>> unary;
   std::vector<unsigned> rankOrder; // nodes sorted by canonical key
   std::vector<unsigned> rank;      // node -> position in rankOrder
+  /// node -> longest path to it from a source along the edges (0 on a
+  /// cycle): equal positions in repeated layers differ by a constant.
+  std::vector<unsigned> depth;
   std::vector<Pair> pairs;
   /// node -> incident pair ids.
   std::vector<std::vector<unsigned>> incident;
+  /// Internal cost units per unit of the graph's costs (see normalise()).
+  double scale = 1.0;
 
   unsigned k(unsigned v) const { return allowed[v].size(); }
   /// Cost of pair p with node v at local candidate cv and the other end at co.
@@ -235,11 +241,36 @@ Problem normalise(const SolverGraph &graph) {
   pb.allowed = resolveRestrictions(graph);
   pb.unrestricted.resize(pb.n);
   pb.unary.resize(pb.n);
+  // Costs become whole multiples of 2^-s, with s as large as keeps every
+  // finite sum of one cost per node and per edge below 2^51: all sums are
+  // then exact, so they do not depend on the order of the additions, ties
+  // stay ties, and adding a constant to a table commutes with everything
+  // (the elimination memo matches tables up to a constant). The rounding is
+  // below 2^-52 of the largest possible total.
+  auto finite = [](double c) { return std::fabs(c) < kInfeasibleCost / 2; };
+  double bound = 0.0;
+  auto addLargest = [&](const std::vector<double> &costs) {
+    double most = 0.0;
+    for (double c : costs)
+      if (finite(c))
+        most = std::max(most, std::fabs(c));
+    bound += most;
+  };
+  for (unsigned v = 0; v < pb.n; ++v)
+    addLargest(graph.getNode(v).costs);
+  for (const SolverGraph::Edge &e : graph.getEdges())
+    addLargest(e.table->cost);
+  int exp = 0;
+  std::frexp(bound, &exp); // bound < 2^exp
+  pb.scale = bound > 0.0 ? std::ldexp(1.0, 51 - exp) : 1.0;
+  auto quantise = [&](double c) {
+    return finite(c) ? std::nearbyint(c * pb.scale) : kInfeasibleCost;
+  };
   for (unsigned v = 0; v < pb.n; ++v) {
     pb.unrestricted[v] = pb.k(v) == graph.getNumCandidates(v);
     pb.unary[v].reserve(pb.k(v));
     for (unsigned c : pb.allowed[v])
-      pb.unary[v].push_back(graph.getNode(v).costs[c]);
+      pb.unary[v].push_back(quantise(graph.getNode(v).costs[c]));
   }
 
   // Rank = key order (ties by id). The keys' first 8 bytes, big-endian and
@@ -266,6 +297,34 @@ Problem normalise(const SolverGraph &graph) {
   pb.rank.resize(pb.n);
   for (unsigned i = 0; i < pb.n; ++i)
     pb.rank[pb.rankOrder[i]] = i;
+
+  // Depths by Kahn's algorithm (the order of the sweep does not matter).
+  {
+    const auto &es = graph.getEdges();
+    std::vector<unsigned> indeg(pb.n, 0), first(pb.n + 1, 0), succ(es.size());
+    for (const SolverGraph::Edge &e : es)
+      ++indeg[e.dst], ++first[e.src + 1];
+    for (unsigned v = 0; v < pb.n; ++v)
+      first[v + 1] += first[v];
+    std::vector<unsigned> fill(first.begin(), first.end() - 1);
+    for (const SolverGraph::Edge &e : es)
+      succ[fill[e.src]++] = e.dst;
+    pb.depth.assign(pb.n, 0);
+    std::vector<unsigned> ready;
+    for (unsigned v = 0; v < pb.n; ++v)
+      if (!indeg[v])
+        ready.push_back(v);
+    while (!ready.empty()) {
+      unsigned v = ready.back();
+      ready.pop_back();
+      for (unsigned i = first[v]; i < first[v + 1]; ++i) {
+        unsigned w = succ[i];
+        pb.depth[w] = std::max(pb.depth[w], pb.depth[v] + 1);
+        if (--indeg[w] == 0)
+          ready.push_back(w);
+      }
+    }
+  }
 
   // Group edges per unordered pair of nodes, in rank order of the pair
   // (then in the order the edges were added, as the sums below require).
@@ -346,7 +405,8 @@ Problem normalise(const SolverGraph &graph) {
           double *row = m.data() + size_t(x) * kb;
           const double *from = cost + rowOff[x];
           for (unsigned y = 0; y < kb; ++y)
-            row[y] = std::min(kInfeasibleCost, row[y] + from[colOff[y]]);
+            row[y] =
+                std::min(kInfeasibleCost, row[y] + quantise(from[colOff[y]]));
         }
       }
     };
@@ -816,10 +876,14 @@ struct Eliminator {
   /// `maxTable`.
   bool plan() {
     unsigned n = pb.n;
-    std::vector<std::vector<unsigned>> adj(n); // sorted by rank
-    auto byRank = [&](unsigned x, unsigned y) {
-      return pb.rank[x] < pb.rank[y];
+    // Nodes by (depth, rank): the repeated layers of a model are then
+    // eliminated alike, one after the other, with their scopes in the same
+    // order, so the memo shares their steps.
+    auto pos = [&](unsigned v) {
+      return (uint64_t(pb.depth[v]) << 32) | pb.rank[v];
     };
+    std::vector<std::vector<unsigned>> adj(n); // sorted by pos
+    auto byRank = [&](unsigned x, unsigned y) { return pos(x) < pos(y); };
     for (const Pair &p : pb.pairs) {
       adj[p.a].push_back(p.b);
       adj[p.b].push_back(p.a);
@@ -837,12 +901,12 @@ struct Eliminator {
     // A heap with stale entries skipped on the way out (a node's entry is
     // current while its score is unchanged) pops what an ordered set of the
     // current entries would.
-    using Item = std::pair<double, unsigned>; // (score, rank)
+    using Item = std::tuple<double, uint64_t, unsigned>; // (score, pos, v)
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
     std::vector<double> score(n);
     for (unsigned v = 0; v < n; ++v) {
       score[v] = tableSize(v);
-      queue.push({score[v], pb.rank[v]});
+      queue.push({score[v], pos(v), v});
     }
     order.clear();
     scopes.clear();
@@ -851,9 +915,8 @@ struct Eliminator {
     std::vector<bool> gone(n, false);
     std::vector<unsigned> merged;
     while (!queue.empty()) {
-      auto [itemScore, itemRank] = queue.top();
+      auto [itemScore, itemPos, v] = queue.top();
       queue.pop();
-      unsigned v = pb.rankOrder[itemRank];
       if (gone[v] || itemScore != score[v])
         continue;
       if (score[v] > static_cast<double>(maxTable))
@@ -877,7 +940,7 @@ struct Eliminator {
         double updated = tableSize(u);
         if (updated != score[u]) {
           score[u] = updated;
-          queue.push({score[u], pb.rank[u]});
+          queue.push({score[u], pos(u), u});
         }
       }
     }
@@ -1151,6 +1214,18 @@ struct Eliminator {
         digit[j] = 0;
       }
     }
+    // A table is kept up to a constant (less its least finite entry, exactly:
+    // costs are whole units, see normalise()), which changes no later
+    // argmin: a repeated layer's table then equals the earlier layer's
+    // although it carries the cost of more layers before it, and the memo
+    // shares it.
+    double least = kInfeasibleCost;
+    for (size_t i = 0; i < size; ++i)
+      least = std::min(least, outTable[i]);
+    if (least != 0.0 && least < kInfeasibleCost / 2)
+      for (size_t i = 0; i < size; ++i)
+        if (outTable[i] < kInfeasibleCost / 2)
+          outTable[i] -= least;
     g.table = std::move(table);
     step.argmin = std::move(argmin);
   }
@@ -1175,6 +1250,7 @@ neighbourhoodDP(const Problem &pb, const ForestCache &cache,
   sub.n = pb.n;
   sub.rankOrder = pb.rankOrder;
   sub.rank = pb.rank;
+  sub.depth = pb.depth;
   sub.allowed.resize(pb.n);
   sub.unary.resize(pb.n);
   std::vector<double> local;

@@ -387,6 +387,44 @@ TEST(SolverTest, RepeatedBlocksReuseEliminationSteps) {
             run(residualBlocks(6, true, false), SolverKind::DP).assignment);
 }
 
+// A chain of identical links eliminated from one end: every message carries
+// the cost of all the links before it, but tables are kept up to a constant,
+// so once the messages settle into the same shape the memo shares the
+// steps. The result is still the optimum (a Viterbi pass in the test).
+TEST(SolverTest, MessagesMatchUpToAConstant) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> c(0.0, 5.0);
+  const unsigned n = 40, k = 6;
+  std::vector<double> unary(k), link(k * k);
+  for (double &x : unary)
+    x = c(rng);
+  for (double &x : link)
+    x = c(rng);
+  SolverGraph g;
+  for (unsigned i = 0; i < n; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "n%03u", i);
+    g.addNode(key, unary);
+  }
+  for (unsigned i = 0; i + 1 < n; ++i)
+    g.addEdge(i, i + 1, link);
+  std::vector<double> best = unary;
+  for (unsigned i = 1; i < n; ++i) {
+    std::vector<double> next(k);
+    for (unsigned y = 0; y < k; ++y) {
+      double m = best[0] + link[y];
+      for (unsigned x = 1; x < k; ++x)
+        m = std::min(m, best[x] + link[x * k + y]);
+      next[y] = unary[y] + m;
+    }
+    best = next;
+  }
+  SolverResult dp = run(g, SolverKind::DP);
+  EXPECT_TRUE(dp.optimal);
+  EXPECT_NEAR(dp.cost, *std::min_element(best.begin(), best.end()), 1e-9);
+  EXPECT_GE(dp.reusedSteps, n / 2) << "steps computed: " << n - dp.reusedSteps;
+}
+
 // The local search shares a tree pass's messages between identical inputs
 // (the repeated blocks of a model); sharing changes nothing, so tables that
 // are the same objects (shared messages) or equal copies (none shared

@@ -28,8 +28,11 @@
 // modes. `SolverKind::Exact` is elimination with larger limits, else a
 // branch and bound seeded with the local search; an oracle.
 //
-// Results depend only on the graph's content and the nodes' keys, never on
-// the order nodes or edges were added.
+// Results depend only on the graph's content, the edges' directions (which
+// order ties in the elimination) and the nodes' keys, never on the order
+// nodes or edges were added. Costs are rounded once, to whole multiples of
+// a power of two small enough that every total stays exact (below 2^-52 of
+// the largest possible total), so sums never depend on their order.
 //===----------------------------------------------------------------------===//
 #ifndef AUTOSHARD_PROPAGATE_SOLVER_H
 #define AUTOSHARD_PROPAGATE_SOLVER_H
