@@ -1069,10 +1069,12 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       for (const Candidate &c : n.cands())
         it->second.push_back(isOp ? model.getComputeTimeUs(c.flops) : 0.0);
     }
-    char key[40];
-    std::snprintf(key, sizeof(key), "%016llx",
-                  static_cast<unsigned long long>(hashes[i]));
-    n.solverId = graph.addNode(key, it->second);
+    // The hash as 16 hex digits (snprintf's "%016llx", without its cost:
+    // one key per node).
+    std::string key(16, '0');
+    for (int d = 15, h = 0; d >= 0; --d, h += 4)
+      key[d] = "0123456789abcdef"[(hashes[i] >> h) & 0xf];
+    n.solverId = graph.addNode(std::move(key), it->second);
   }
   // An edge from result `slot` of node `pn` to operand `operand` of node
   // `cn` (a fan-out node has one of each).

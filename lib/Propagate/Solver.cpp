@@ -248,18 +248,24 @@ Problem normalise(const SolverGraph &graph) {
   // (the elimination memo matches tables up to a constant). The rounding is
   // below 2^-52 of the largest possible total.
   auto finite = [](double c) { return std::fabs(c) < kInfeasibleCost / 2; };
-  double bound = 0.0;
-  auto addLargest = [&](const std::vector<double> &costs) {
+  auto largest = [&](const std::vector<double> &costs) {
     double most = 0.0;
     for (double c : costs)
       if (finite(c))
         most = std::max(most, std::fabs(c));
-    bound += most;
+    return most;
   };
+  double bound = 0.0;
   for (unsigned v = 0; v < pb.n; ++v)
-    addLargest(graph.getNode(v).costs);
-  for (const SolverGraph::Edge &e : graph.getEdges())
-    addLargest(e.table->cost);
+    bound += largest(graph.getNode(v).costs);
+  // Edges share tables (the layers of a model): each is scanned once.
+  std::unordered_map<const SolverGraph::EdgeTable *, double> tableLargest;
+  for (const SolverGraph::Edge &e : graph.getEdges()) {
+    auto [it, inserted] = tableLargest.try_emplace(e.table.get(), 0.0);
+    if (inserted)
+      it->second = largest(e.table->cost);
+    bound += it->second;
+  }
   int exp = 0;
   std::frexp(bound, &exp); // bound < 2^exp
   pb.scale = bound > 0.0 ? std::ldexp(1.0, 51 - exp) : 1.0;
