@@ -441,6 +441,26 @@ TEST(SolverTest, LocalSearchSharesMessagesExactly) {
   }
 }
 
+/// `g` with its nodes in a random order (node v of g is node inv[v] of the
+/// result) and its edges added in reverse: the same problem.
+SolverGraph shuffled(const SolverGraph &g, std::mt19937 &rng,
+                     std::vector<unsigned> &inv) {
+  unsigned n = g.getNumNodes();
+  std::vector<unsigned> perm(n);
+  std::iota(perm.begin(), perm.end(), 0u);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  inv.assign(n, 0);
+  SolverGraph h;
+  for (unsigned i = 0; i < n; ++i) {
+    inv[perm[i]] = i;
+    h.addNode(g.getNode(perm[i]).key, g.getNode(perm[i]).costs);
+  }
+  const auto &edges = g.getEdges();
+  for (auto it = edges.rbegin(); it != edges.rend(); ++it)
+    h.addEdge(inv[it->src], inv[it->dst], it->table);
+  return h;
+}
+
 TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
   std::mt19937 rng(5);
   unsigned n = 30;
@@ -451,20 +471,9 @@ TEST(SolverTest, ResultDoesNotDependOnInsertionOrder) {
   SolverResult base = run(g, SolverKind::DP);
   SolverResult baseLocal = run(g, SolverKind::Local);
 
-  std::vector<unsigned> perm(n);
-  std::iota(perm.begin(), perm.end(), 0u);
   for (unsigned trial = 0; trial < 5; ++trial) {
-    std::shuffle(perm.begin(), perm.end(), rng);
-    // Node perm[i] of g becomes node i of h; edges are added in reverse.
-    std::vector<unsigned> inv(n);
-    SolverGraph h;
-    for (unsigned i = 0; i < n; ++i) {
-      inv[perm[i]] = i;
-      h.addNode(g.getNode(perm[i]).key, g.getNode(perm[i]).costs);
-    }
-    const auto &edges = g.getEdges();
-    for (auto it = edges.rbegin(); it != edges.rend(); ++it)
-      h.addEdge(inv[it->src], inv[it->dst], it->table);
+    std::vector<unsigned> inv;
+    SolverGraph h = shuffled(g, rng, inv);
     SolverResult r = run(h, SolverKind::DP);
     SolverResult local = run(h, SolverKind::Local);
     for (unsigned v = 0; v < n; ++v) {
@@ -487,18 +496,8 @@ TEST(SolverTest, LocalSearchDoesNotDependOnInsertionOrder) {
       for (unsigned f = 0; f < 2; ++f)
         addReshardLikeEdge(g, v > 5 ? v - 1 - rng() % 5 : rng() % v, v, 4, rng);
     SolverResult base = run(g, SolverKind::Local);
-    std::vector<unsigned> perm(n), inv(n);
-    std::iota(perm.begin(), perm.end(), 0u);
-    std::shuffle(perm.begin(), perm.end(), rng);
-    SolverGraph h;
-    for (unsigned i = 0; i < n; ++i) {
-      inv[perm[i]] = i;
-      h.addNode(g.getNode(perm[i]).key, g.getNode(perm[i]).costs);
-    }
-    const auto &edges = g.getEdges();
-    for (auto it = edges.rbegin(); it != edges.rend(); ++it)
-      h.addEdge(inv[it->src], inv[it->dst], it->table);
-    SolverResult local = run(h, SolverKind::Local);
+    std::vector<unsigned> inv;
+    SolverResult local = run(shuffled(g, rng, inv), SolverKind::Local);
     EXPECT_DOUBLE_EQ(local.cost, base.cost);
     for (unsigned v = 0; v < n; ++v)
       EXPECT_EQ(local.assignment[inv[v]], base.assignment[v]);
