@@ -147,6 +147,36 @@ struct Node {
   bool done = false;
 };
 
+/// The id of `s` in `states`, appended if new (`inserted`), through `table`:
+/// an open-addressing index of `states` (-1 = empty slot; a power-of-two
+/// size, kept at most half full).
+int internState(std::vector<State> &states, std::vector<int32_t> &table,
+                const State &s, bool &inserted) {
+  size_t mask = table.size() - 1;
+  size_t h = StateHash()(s) & mask;
+  for (; table[h] >= 0; h = (h + 1) & mask)
+    if (states[table[h]] == s) {
+      inserted = false;
+      return table[h];
+    }
+  inserted = true;
+  int id = static_cast<int>(states.size());
+  table[h] = id;
+  states.push_back(s);
+  if (states.size() * 2 > table.size()) {
+    std::vector<int32_t> bigger(table.size() * 2, -1);
+    size_t bmask = bigger.size() - 1;
+    for (size_t i = 0; i < states.size(); ++i) {
+      size_t b = StateHash()(states[i]) & bmask;
+      while (bigger[b] >= 0)
+        b = (b + 1) & bmask;
+      bigger[b] = static_cast<int32_t>(i);
+    }
+    table.swap(bigger);
+  }
+  return id;
+}
+
 /// The graph of the multi-target searches of one shape, element size and
 /// target partial signature: their expand() reads nothing else, so each
 /// state's out-edges are generated once, in expand()'s order, and every
@@ -174,27 +204,12 @@ struct SharedGraph {
   std::vector<int32_t> table = std::vector<int32_t>(64, -1);
 
   int intern(const State &s) {
-    size_t mask = table.size() - 1;
-    size_t h = StateHash()(s) & mask;
-    for (; table[h] >= 0; h = (h + 1) & mask)
-      if (states[table[h]] == s)
-        return table[h];
-    int id = static_cast<int>(states.size());
-    table[h] = id;
-    states.push_back(s);
-    first.push_back(-1);
-    count.push_back(0);
-    sigs.push_back(~0u);
-    if (states.size() * 2 > table.size()) {
-      std::vector<int32_t> bigger(table.size() * 2, -1);
-      size_t bmask = bigger.size() - 1;
-      for (size_t i = 0; i < states.size(); ++i) {
-        size_t b = StateHash()(states[i]) & bmask;
-        while (bigger[b] >= 0)
-          b = (b + 1) & bmask;
-        bigger[b] = static_cast<int32_t>(i);
-      }
-      table.swap(bigger);
+    bool inserted;
+    int id = internState(states, table, s, inserted);
+    if (inserted) {
+      first.push_back(-1);
+      count.push_back(0);
+      sigs.push_back(~0u);
     }
     return id;
   }
@@ -383,7 +398,7 @@ private:
   std::vector<Edge> nodeEdges;
   /// Open-addressing index of `nodes` by state (-1 = empty slot); unused in
   /// multi-target mode, which indexes by shared state instead.
-  std::vector<int> table;
+  std::vector<int32_t> table;
   /// Multi-target mode: the shared graph, each node's state there, and the
   /// node of each shared state (-1 = none yet).
   SharedGraph *shared = nullptr;
@@ -546,32 +561,10 @@ Time Search::transferTime(uint32_t mask, double bytes) {
 }
 
 int Search::lookup(const State &s, bool &inserted) {
-  size_t mask = table.size() - 1;
-  size_t h = StateHash()(s) & mask;
-  while (table[h] >= 0) {
-    if (nodeStates[table[h]] == s) {
-      inserted = false;
-      return table[h];
-    }
-    h = (h + 1) & mask;
-  }
-  inserted = true;
-  int idx = static_cast<int>(nodes.size());
-  table[h] = idx;
-  nodes.emplace_back();
-  nodeStates.push_back(s);
-  nodeEdges.emplace_back();
-  if (nodes.size() * 2 > table.size()) {
-    // Grow and rehash.
-    std::vector<int> bigger(table.size() * 2, -1);
-    size_t bmask = bigger.size() - 1;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      size_t b = StateHash()(nodeStates[i]) & bmask;
-      while (bigger[b] >= 0)
-        b = (b + 1) & bmask;
-      bigger[b] = static_cast<int>(i);
-    }
-    table.swap(bigger);
+  int idx = internState(nodeStates, table, s, inserted);
+  if (inserted) {
+    nodes.emplace_back();
+    nodeEdges.emplace_back();
   }
   return idx;
 }
