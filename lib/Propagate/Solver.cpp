@@ -875,9 +875,9 @@ struct Eliminator {
   std::vector<std::vector<unsigned>> scopes;
 
   /// Plans the elimination: min-weight order (the node whose new table,
-  /// counting its own candidates, is smallest; ties by rank). The order and
-  /// the scopes follow from the graph's structure and the candidate counts
-  /// alone, never from the costs, so the whole plan is known before any
+  /// counting its own candidates, is smallest; ties by depth, then rank). The
+  /// order and the scopes follow from the graph's structure and the candidate
+  /// counts alone, never from the costs, so the whole plan is known before any
   /// table is computed. Returns false when a step's table would exceed
   /// `maxTable`.
   bool plan() {
