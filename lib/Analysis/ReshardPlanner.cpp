@@ -320,7 +320,9 @@ private:
   /// some pair's coordinates differ on.
   uint32_t permutePairs(const State &before, const State &after,
                         std::vector<std::pair<int64_t, int64_t>> &pairs) const;
-  /// permutePairs()'s mask alone, without walking the devices.
+  /// permutePairs()'s mask alone, without walking the devices. Searches
+  /// price permutes with it and plans with permutePairs()' mask, so
+  /// AnalysisTests' costUs-equals-plan check compares the two.
   uint32_t permuteMask(const State &before, const State &after) const;
 
   /// Relaxes every out-edge of `nodeIdx`: generate()s them, or in

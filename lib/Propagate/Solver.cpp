@@ -214,8 +214,6 @@ struct Problem {
   std::vector<Pair> pairs;
   /// node -> incident pair ids.
   std::vector<std::vector<unsigned>> incident;
-  /// Internal cost units per unit of the graph's costs (see normalise()).
-  double scale = 1.0;
 
   unsigned k(unsigned v) const { return allowed[v].size(); }
   /// Cost of pair p with node v at local candidate cv and the other end at co.
@@ -268,9 +266,11 @@ Problem normalise(const SolverGraph &graph) {
   }
   int exp = 0;
   std::frexp(bound, &exp); // bound < 2^exp
-  pb.scale = bound > 0.0 ? std::ldexp(1.0, 51 - exp) : 1.0;
+  // Internal units per unit of the graph's costs; results are reported in
+  // the graph's own units (solve() evaluates the graph).
+  const double scale = bound > 0.0 ? std::ldexp(1.0, 51 - exp) : 1.0;
   auto quantise = [&](double c) {
-    return finite(c) ? std::nearbyint(c * pb.scale) : kInfeasibleCost;
+    return finite(c) ? std::nearbyint(c * scale) : kInfeasibleCost;
   };
   for (unsigned v = 0; v < pb.n; ++v) {
     pb.unrestricted[v] = pb.k(v) == graph.getNumCandidates(v);
