@@ -32,6 +32,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -1069,12 +1070,11 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       for (const Candidate &c : n.cands())
         it->second.push_back(isOp ? model.getComputeTimeUs(c.flops) : 0.0);
     }
-    // The hash as 16 hex digits (snprintf's "%016llx", without its cost:
+    // The hash as 16 lowercase hex digits ("%016llx", without printf's cost:
     // one key per node).
-    std::string key(16, '0');
-    for (int d = 15, h = 0; d >= 0; --d, h += 4)
-      key[d] = "0123456789abcdef"[(hashes[i] >> h) & 0xf];
-    n.solverId = graph.addNode(std::move(key), it->second);
+    n.solverId = graph.addNode(
+        llvm::utohexstr(hashes[i], /*LowerCase=*/true, /*Width=*/16),
+        it->second);
   }
   // An edge from result `slot` of node `pn` to operand `operand` of node
   // `cn` (a fan-out node has one of each).
