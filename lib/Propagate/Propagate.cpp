@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -899,11 +900,14 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   // reordering independent ops does not change the solution.
   std::vector<uint64_t> hashes(nodes.size(), 0);
   llvm::DenseMap<const void *, std::string> printed;
+  // One printer state for all of them: `os << attr` would build (and tear
+  // down) a fresh AsmState per call, which costs more than the printing.
+  AsmState asmState(ctx);
   auto textOf = [&](const void *key, auto printable) -> StringRef {
     auto [it, inserted] = printed.try_emplace(key);
     if (inserted) {
       llvm::raw_string_ostream os(it->second);
-      os << printable;
+      printable.print(os, asmState);
     }
     return it->second;
   };
