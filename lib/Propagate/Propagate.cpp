@@ -336,9 +336,18 @@ struct StructureMatcher {
 /// exactly what layoutKey tells apart (no strings in the hot path), each
 /// (shape, elemBytes, from, to) is priced once, and an edge whose endpoint
 /// layouts repeat an earlier edge's (the layers of a model) shares its table.
+///
+/// Tables are priced in one go once the graph is built (priceAll): the
+/// distinct pairs are grouped by shape and element size, and each group is
+/// priced by a planner of its own, dropped when the group is done. costUs
+/// answers do not depend on what a planner priced before, so this gives the
+/// tables one planner would; but each planner's searches stay small and the
+/// next group reuses their memory (on GPT L = 1 a third less freshly
+/// touched memory, which costs page faults, than one planner for all).
 struct Pricing {
   const DeviceMesh &mesh;
-  ReshardPlanner &planner;
+  const CostModel &model;
+  const PlannerOptions &plannerOptions;
   std::vector<TensorLayout> layouts;
   /// encodings[id]: the integer form of layouts[id].
   std::vector<std::vector<int64_t>> encodings;
@@ -347,14 +356,25 @@ struct Pricing {
   std::unordered_map<uint64_t, llvm::SmallVector<unsigned, 1>> layoutIds;
   std::vector<int64_t> scratch;
   std::map<std::vector<int64_t>, unsigned> shapeIds;
-  /// Priced pairs: a row per (shape, element size, source), by target, so
-  /// that the lookups of a table row stay in one small map.
+  /// Pairs to price, each once: a row per (shape, element size, source),
+  /// by target, holding the pair's index in `pairs` (so that the lookups of
+  /// a table row stay in one small map).
   llvm::DenseMap<std::pair<uint64_t, uint64_t>, unsigned, PackedPairKeyInfo>
       rowIds;
-  std::deque<llvm::DenseMap<unsigned, double>> rows;
-  /// plannerIds[shape][id]: the planner's id of layouts[id] in that shape
-  /// (~0u until registered).
-  std::vector<std::vector<uint32_t>> plannerIds;
+  std::deque<llvm::DenseMap<unsigned, unsigned>> rows;
+  struct TypeInfo;
+  struct Pair {
+    const TypeInfo *type;
+    unsigned from, to;
+    double cost = 0.0;
+  };
+  std::vector<Pair> pairs;
+  /// Tables built but not priced yet, and where each entry's cost comes
+  /// from: a pair index, or kFree / kNever.
+  static constexpr unsigned kFree = ~0u, kNever = ~0u - 1;
+  std::vector<
+      std::pair<std::shared_ptr<SolverGraph::EdgeTable>, std::vector<unsigned>>>
+      unpriced;
   /// dropPartial(layouts[id]), interned.
   std::vector<int> resolved;
   /// Lists of layout ids (one slot of a candidate list), interned so that
@@ -362,8 +382,9 @@ struct Pricing {
   std::deque<std::vector<unsigned>> lists;
   llvm::DenseMap<uint64_t, llvm::SmallVector<unsigned, 1>> listIds;
 
-  Pricing(const DeviceMesh &mesh, ReshardPlanner &planner)
-      : mesh(mesh), planner(planner) {}
+  Pricing(const DeviceMesh &mesh, const CostModel &model,
+          const PlannerOptions &plannerOptions)
+      : mesh(mesh), model(model), plannerOptions(plannerOptions) {}
 
   template <typename Range> static uint64_t hashInts(const Range &v) {
     uint64_t h = 1469598103934665603ull;
@@ -429,17 +450,12 @@ struct Pricing {
     return resolved[id];
   }
   unsigned shapeId(const std::vector<int64_t> &shape) {
-    auto [it, inserted] = shapeIds.try_emplace(shape, shapeIds.size());
-    if (inserted)
-      plannerIds.emplace_back();
-    return it->second;
+    return shapeIds.try_emplace(shape, shapeIds.size()).first->second;
   }
-  struct TypeInfo;
-  uint32_t plannerId(const TypeInfo &type, unsigned id);
-  /// The priced pairs of source `from`.
-  llvm::DenseMap<unsigned, double> &row(const TypeInfo &type, unsigned from);
-  double cost(const TypeInfo &type, llvm::DenseMap<unsigned, double> &row,
-              unsigned from, unsigned to);
+  /// The pairs of source `from`.
+  llvm::DenseMap<unsigned, unsigned> &row(const TypeInfo &type, unsigned from);
+  /// Fills every table built so far (see the struct's comment).
+  void priceAll();
 
   /// A value type's shape, element size and shape id.
   struct TypeInfo {
@@ -494,35 +510,33 @@ struct Pricing {
     t->numSrcClasses = srcReps.size();
     t->numDstClasses = dstReps.size();
     t->cost.resize(srcReps.size() * dstReps.size());
+    std::vector<unsigned> entries(t->cost.size());
     for (unsigned i = 0; i < srcReps.size(); ++i) {
       unsigned from = srcReps[i];
-      llvm::DenseMap<unsigned, double> &costs = row(type, from);
+      llvm::DenseMap<unsigned, unsigned> &known = row(type, from);
       for (unsigned j = 0; j < dstReps.size(); ++j) {
-        unsigned to = dstReps[j];
+        unsigned to = dstReps[j], &entry = entries[i * dstReps.size() + j];
         if (resolveOnly && dropPartialId(from) != to) {
-          t->cost[i * dstReps.size() + j] = kInfeasibleCost;
-          continue;
+          entry = kNever;
+        } else if (from == to) {
+          entry = kFree;
+        } else {
+          auto [pair, added] = known.try_emplace(to, pairs.size());
+          if (added)
+            pairs.push_back({&type, from, to});
+          entry = pair->second;
         }
-        t->cost[i * dstReps.size() + j] = cost(type, costs, from, to);
       }
     }
-    // Planning and dropPartialId do not touch `tables`: `it` is valid.
+    unpriced.emplace_back(t, std::move(entries));
+    // dropPartialId does not touch `tables`: `it` is valid.
     it->second = std::move(t);
     return it->second;
   }
 };
 
-uint32_t Pricing::plannerId(const TypeInfo &type, unsigned id) {
-  std::vector<uint32_t> &ids = plannerIds[type.shapeId];
-  if (ids.size() <= id)
-    ids.resize(layouts.size(), ~0u);
-  if (ids[id] == ~0u)
-    ids[id] = planner.layoutId(type.shape, layouts[id]);
-  return ids[id];
-}
-
-llvm::DenseMap<unsigned, double> &Pricing::row(const TypeInfo &type,
-                                               unsigned from) {
+llvm::DenseMap<unsigned, unsigned> &Pricing::row(const TypeInfo &type,
+                                                 unsigned from) {
   auto [it, inserted] = rowIds.try_emplace(
       {(uint64_t(type.shapeId) << 32) | uint64_t(type.elemBytes), from},
       rows.size());
@@ -531,24 +545,42 @@ llvm::DenseMap<unsigned, double> &Pricing::row(const TypeInfo &type,
   return rows[it->second];
 }
 
-double Pricing::cost(const TypeInfo &type,
-                     llvm::DenseMap<unsigned, double> &row, unsigned from,
-                     unsigned to) {
-  if (from == to)
-    return 0.0;
-  auto [it, inserted] = row.try_emplace(to, 0.0);
-  if (!inserted)
-    return it->second;
-  // Only the time is needed here: costUs prices every target of a source
-  // layout from one search (the same double plan()->timeUs gives).
+void Pricing::priceAll() {
+  // Groups of pairs of one shape and element size, each in first-seen order
+  // (a planner's searches are per shape: a group shares them).
+  llvm::MapVector<uint64_t, std::vector<unsigned>> groups;
+  for (unsigned p = 0, e = pairs.size(); p < e; ++p) {
+    const TypeInfo &type = *pairs[p].type;
+    groups[(uint64_t(type.shapeId) << 32) | uint64_t(type.elemBytes)].push_back(
+        p);
+  }
+  std::vector<uint32_t> ids;
   std::string error;
-  std::optional<double> time =
-      planner.costUs(type.shape, type.elemBytes, plannerId(type, from),
-                     plannerId(type, to), error);
-  double c = time ? *time : kInfeasibleCost;
-  // Safe: planning does not touch `row`, so `it` is still valid.
-  it->second = c;
-  return c;
+  for (const auto &[key, group] : groups) {
+    ReshardPlanner planner(model, plannerOptions);
+    const TypeInfo &type = *pairs[group.front()].type;
+    ids.assign(layouts.size(), ~0u);
+    auto idOf = [&](unsigned layout) {
+      if (ids[layout] == ~0u)
+        ids[layout] = planner.layoutId(type.shape, layouts[layout]);
+      return ids[layout];
+    };
+    for (unsigned p : group) {
+      // Only the time is needed here: costUs prices every target of a
+      // source layout from one search (the same double plan()->timeUs
+      // gives).
+      std::optional<double> time =
+          planner.costUs(type.shape, type.elemBytes, idOf(pairs[p].from),
+                         idOf(pairs[p].to), error);
+      pairs[p].cost = time ? *time : kInfeasibleCost;
+    }
+  }
+  for (auto &[table, entries] : unpriced)
+    for (auto [cost, entry] : llvm::zip_equal(table->cost, entries))
+      cost = entry == kFree    ? 0.0
+             : entry == kNever ? kInfeasibleCost
+                               : pairs[entry].cost;
+  unpriced.clear();
 }
 
 struct DistPropagatePass
@@ -742,7 +774,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     return ArrayRef<OperandSource>(operandSources)
         .slice(n.firstOperand, n.op->getNumOperands());
   };
-  Pricing pricing(dmesh, planner);
+  Pricing pricing(dmesh, model, planner.getOptions());
   // Candidates by printed rule: rules that print alike share one list.
   std::unordered_map<std::string, CandidateList> candCache;
   auto candidatesOf = [&](const ShardingRule &rule) {
@@ -1135,6 +1167,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       graph.restrict(nodes[pn].solverId, it->second, annotate.getPriority());
   }
 
+  pricing.priceAll();
   SolverOptions sopts;
   sopts.kind = *symbolizeSolverKind(solver);
   auto start = std::chrono::steady_clock::now();
