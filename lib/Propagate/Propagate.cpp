@@ -16,6 +16,7 @@
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 #include "autoshard/Propagate/RuleModels.h"
 #include "autoshard/Propagate/Solver.h"
+#include "autoshard/Propagate/StableHash.h"
 #include "autoshard/Support/KeyInfo.h"
 
 #include "Report.h"
@@ -26,7 +27,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -931,33 +931,20 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   // Canonical keys: a structural hash of each op and its operands' keys, so
   // reordering independent ops does not change the solution.
   std::vector<uint64_t> hashes(nodes.size(), 0);
-  llvm::DenseMap<const void *, std::string> printed;
-  // One printer state for all of them: `os << attr` would build (and tear
-  // down) a fresh AsmState per call, which costs more than the printing.
-  AsmState asmState(ctx);
-  auto textOf = [&](const void *key, auto printable) -> StringRef {
-    auto [it, inserted] = printed.try_emplace(key);
-    if (inserted) {
-      llvm::raw_string_ostream os(it->second);
-      printable.print(os, asmState);
-    }
-    return it->second;
-  };
-  // FNV over the op's name, result types and attributes, fed piece by piece
-  // (the same hash as over their concatenated text); types and attributes
-  // repeat across layers, so each is printed once.
+  // FNV over the op's name, then the stable hashes of its result types and
+  // attributes (types and attributes repeat across layers: each is hashed
+  // once).
+  StableHasher stable(ctx);
   auto hashOp = [&](Operation *op, const Node &n) {
     uint64_t h = fnv(1469598103934665603ull, op->getName().getStringRef());
     if (n.kind == Node::Result)
       h = fnvDecimal(fnv(h, "#"), n.index);
     for (Type t : op->getResultTypes())
-      h = fnv(h, textOf(t.getAsOpaquePointer(), t));
+      h = fnvDecimal(h, stable.hash(t));
     for (NamedAttribute attr : op->getAttrs())
       if (!attr.getName().getValue().starts_with("dist.")) {
         h = fnv(h, attr.getName().getValue());
-        h = fnv(h, "=");
-        h = fnv(h,
-                textOf(attr.getValue().getAsOpaquePointer(), attr.getValue()));
+        h = fnvDecimal(fnv(h, "="), stable.hash(attr.getValue()));
       }
     return h;
   };
