@@ -16,8 +16,6 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <set>
-#include <sstream>
 #include <string_view>
 
 using namespace autoshard;
@@ -69,27 +67,33 @@ std::string ShardingRule::verify() const {
     if (factors[f].size < 1)
       return getFactorName(f) + " has non-positive size " +
              std::to_string(factors[f].size);
-  auto checkTensor = [&](const TensorFactors &dims,
-                         const std::string &what) -> std::string {
-    std::set<int64_t> seen;
+  // holder[f] = the last tensor (operands, then results) seen holding f: a
+  // repeat within one tensor is found without a set per tensor. A tensor's
+  // name is only built for the message.
+  llvm::SmallVector<int64_t, 16> holder(numFactors, -1);
+  auto checkTensor = [&](const TensorFactors &dims, int64_t tensor,
+                         bool isResult, int64_t index) -> std::string {
+    auto name = [&] {
+      return (isResult ? "result #" : "operand #") + std::to_string(index);
+    };
     for (const auto &dim : dims)
       for (int64_t f : dim) {
         if (f < 0 || f >= numFactors)
-          return what + " refers to factor " + std::to_string(f) +
+          return name() + " refers to factor " + std::to_string(f) +
                  " but the rule has " + std::to_string(numFactors);
-        if (!seen.insert(f).second)
-          return what + " holds factor " + getFactorName(f) + " twice";
+        if (holder[f] == tensor)
+          return name() + " holds factor " + getFactorName(f) + " twice";
+        holder[f] = tensor;
       }
     return "";
   };
   for (int64_t i = 0; i < getNumOperands(); ++i)
-    if (std::string e =
-            checkTensor(operandDims[i], "operand #" + std::to_string(i));
+    if (std::string e = checkTensor(operandDims[i], i, /*isResult=*/false, i);
         !e.empty())
       return e;
   for (int64_t i = 0; i < getNumResults(); ++i)
-    if (std::string e =
-            checkTensor(resultDims[i], "result #" + std::to_string(i));
+    if (std::string e = checkTensor(resultDims[i], getNumOperands() + i,
+                                    /*isResult=*/true, i);
         !e.empty())
       return e;
   if (!operandIsInit.empty() &&
@@ -320,58 +324,86 @@ bool ShardingRule::getLayouts(const DeviceMesh &mesh,
   return false;
 }
 
-static void printTensor(std::ostringstream &os, const ShardingRule &rule,
-                        const TensorFactors &dims) {
+/// getFactorName, appended: str() names every factor of every tensor, and
+/// it builds the key propagation caches candidate lists by.
+static void appendFactorName(std::string &s, const ShardingRule &rule,
+                             int64_t f) {
+  if (f >= 0 && f < static_cast<int64_t>(rule.factors.size()) &&
+      !rule.factors[f].name.empty()) {
+    s += rule.factors[f].name;
+    return;
+  }
+  s += 'f';
+  s += std::to_string(f);
+}
+
+static void appendTensor(std::string &s, const ShardingRule &rule,
+                         const TensorFactors &dims) {
   if (dims.empty()) {
-    os << "scalar";
+    s += "scalar";
     return;
   }
   for (const auto &dim : dims) {
-    os << "[";
-    for (size_t k = 0; k < dim.size(); ++k)
-      os << (k ? "," : "") << rule.getFactorName(dim[k]);
-    os << "]";
+    s += '[';
+    for (size_t k = 0; k < dim.size(); ++k) {
+      if (k)
+        s += ',';
+      appendFactorName(s, rule, dim[k]);
+    }
+    s += ']';
   }
 }
 
+// Appends to one string rather than going through an ostringstream, whose
+// construction alone costs more than printing a small rule.
 std::string ShardingRule::str() const {
-  std::ostringstream os;
-  os << "factors: ";
+  std::string s;
+  s.reserve(64 + 16 * factors.size());
+  s += "factors: ";
   if (factors.empty())
-    os << "none";
+    s += "none";
   for (size_t f = 0; f < factors.size(); ++f) {
-    os << (f ? ", " : "") << getFactorName(f) << "=" << factors[f].size << " ";
+    if (f)
+      s += ", ";
+    appendFactorName(s, *this, static_cast<int64_t>(f));
+    s += '=';
+    s += std::to_string(factors[f].size);
+    s += ' ';
     switch (factors[f].kind) {
     case FactorKind::Parallel:
-      os << "par";
+      s += "par";
       break;
     case FactorKind::Reduction:
-      os << "red(" << stringifyReductionKind(reduction) << ")";
+      s += "red(";
+      s += stringifyReductionKind(reduction);
+      s += ')';
       break;
     case FactorKind::NeedReplication:
-      os << "rep";
+      s += "rep";
       break;
     }
   }
-  os << "; operands: ";
+  s += "; operands: ";
   if (operandDims.empty())
-    os << "none";
+    s += "none";
   for (int64_t i = 0; i < getNumOperands(); ++i) {
-    os << (i ? ", " : "");
+    if (i)
+      s += ", ";
     if (isInit(i))
-      os << "init ";
+      s += "init ";
     else if (getTiedResult(i) >= 0)
-      os << "acc ";
-    printTensor(os, *this, operandDims[i]);
+      s += "acc ";
+    appendTensor(s, *this, operandDims[i]);
   }
-  os << "; results: ";
+  s += "; results: ";
   if (resultDims.empty())
-    os << "none";
+    s += "none";
   for (int64_t i = 0; i < getNumResults(); ++i) {
-    os << (i ? ", " : "");
-    printTensor(os, *this, resultDims[i]);
+    if (i)
+      s += ", ";
+    appendTensor(s, *this, resultDims[i]);
   }
-  return os.str();
+  return s;
 }
 
 std::string ShardingRule::strFactorAxes(const DeviceMesh &mesh,

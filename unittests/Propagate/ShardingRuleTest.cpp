@@ -166,6 +166,38 @@ TEST(ShardingRuleTest, ElementwiseBroadcastRule) {
                      "[][f1], []; results: [f0][f1]");
 }
 
+TEST(ShardingRuleTest, PrintsAndVerifies) {
+  // Every part of the printed form: kinds, the reduction, init and
+  // accumulator operands, unnamed factors, scalars, compound dims.
+  ShardingRule r = matmulRule(8, 16, 64);
+  r.reduction = ReductionKind::Max;
+  r.operandIsInit = {false, false, true};
+  int64_t rep = r.addFactor(3, FactorKind::NeedReplication);
+  r.operandDims.push_back({});
+  r.operandIsInit.push_back(false);
+  r.tiedResult.push_back(-1);
+  r.resultDims.push_back({{0, rep}});
+  ASSERT_EQ(r.verify(), "");
+  EXPECT_EQ(r.str(), "factors: m=8 par, n=16 par, k=64 red(max), f3=3 rep; "
+                     "operands: [m][k], [k][n], init [m][n], scalar; "
+                     "results: [m][n], [m,f3]");
+  r.operandIsInit = {false, false, false, false};
+  EXPECT_NE(r.str().find("acc [m][n]"), std::string::npos) << r.str();
+  EXPECT_EQ(ShardingRule().str(),
+            "factors: none; operands: none; results: none");
+
+  // The first bad tensor is named, operands before results.
+  ShardingRule twice = r;
+  twice.resultDims[1] = {{0}, {0}};
+  EXPECT_EQ(twice.verify(), "result #1 holds factor m twice");
+  twice.operandDims[1] = {{5}};
+  EXPECT_EQ(twice.verify(), "operand #1 refers to factor 5 but the rule has 4");
+  // A factor may appear once in each of several tensors.
+  ShardingRule shared = r;
+  shared.operandDims[3] = {{2}};
+  EXPECT_EQ(shared.verify(), "");
+}
+
 TEST(ShardingRuleTest, InferFactorAxesFromUserLayouts) {
   ShardingRule r = matmulRule(8, 16, 64);
   DeviceMesh mesh = mesh2x4();
