@@ -58,6 +58,37 @@ static std::optional<ReductionKind> getCombinerKind(Value yielded,
   return std::nullopt;
 }
 
+/// op.getStaticLoopRanges(), from the indexing maps at hand: that inverts
+/// the concatenation of every map and composes it with every operand's
+/// shape, which is most of the cost of building a rule. Inverting takes for
+/// loop d the first operand dim (operands in order) whose map result is d
+/// alone, so that dim's size is the range. Should a loop have no such dim
+/// (a verified op always has one), asks the op.
+static SmallVector<int64_t> getLoopRanges(linalg::LinalgOp op,
+                                          ArrayRef<AffineMap> maps) {
+  SmallVector<int64_t> ranges(op.getNumLoops(), ShapedType::kDynamic);
+  SmallVector<bool> known(ranges.size(), false);
+  size_t numKnown = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type)
+      continue;
+    AffineMap map = maps[operand.getOperandNumber()];
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || dim.getPosition() >= ranges.size() ||
+          known[dim.getPosition()])
+        continue;
+      known[dim.getPosition()] = true;
+      ranges[dim.getPosition()] = type.getDimSize(d);
+      ++numKnown;
+    }
+  }
+  if (numKnown != ranges.size())
+    return op.getStaticLoopRanges();
+  return ranges;
+}
+
 static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
                                              std::string &why) {
   if (!op.hasPureTensorSemantics()) {
@@ -66,7 +97,8 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
   }
   if (!hasStaticTensorShapes(op, why))
     return failure();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> ranges = getLoopRanges(op, maps);
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
     why = "its loop ranges are not static";
     return failure();
@@ -111,20 +143,23 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
   // Operand dims from the indexing maps. A dim indexed by an expression of
   // several loops (a convolution window d1 + d4) holds no factor, and those
   // loops may not be split: a split would need halos.
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  rule.operandDims.reserve(op->getNumOperands());
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = maps[operand.getOperandNumber()];
     TensorFactors dims(map.getNumResults());
-    llvm::SmallDenseSet<unsigned> seen;
+    // A map has a few results: a list is cheaper than a set.
+    SmallVector<unsigned, 8> seen;
     for (auto [d, expr] : llvm::enumerate(map.getResults())) {
       if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
         unsigned pos = dim.getPosition();
         // A loop indexing two dims of one tensor (a diagonal) cannot be
         // split: the same axes would split both dims.
-        if (!seen.insert(pos).second)
+        if (llvm::is_contained(seen, pos)) {
           rule.factors[pos].kind = FactorKind::NeedReplication;
-        else
+        } else {
+          seen.push_back(pos);
           dims[d].push_back(pos);
+        }
         continue;
       }
       if (isa<AffineConstantExpr>(expr))
@@ -139,6 +174,7 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
   int64_t numInputs = op.getNumDpsInputs();
   rule.operandIsInit.assign(op->getNumOperands(), false);
   rule.tiedResult.assign(op->getNumOperands(), -1);
+  rule.resultDims.reserve(op.getNumDpsInits());
   for (OpOperand &init : op.getDpsInitsMutable()) {
     unsigned i = init.getOperandNumber();
     rule.tiedResult[i] = i - numInputs;
