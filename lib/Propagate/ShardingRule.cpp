@@ -11,6 +11,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Allocator.h"
 
 #include <algorithm>
@@ -589,10 +590,12 @@ struct KeyInfo : llvm::DenseMapInfo<llvm::ArrayRef<int64_t>> {
 /// Most assignments that reach a leaf are kept, so the work per leaf is what
 /// counts: every check that only depends on how many ways each factor is
 /// split (divisibility, contiguity, the partial axes, the flops) is made once
-/// per axis→factor map rather than once per order, and a kept assignment's
-/// layouts are built straight into its candidate. Duplicates are found from
+/// per axis→factor map rather than once per order. Duplicates are found from
 /// the factor axes alone (packKey), without building layouts, and only
-/// looked for when the rule allows them (mayRepeat).
+/// looked for when the rule allows them (mayRepeat). A kept assignment is
+/// only recorded (its factors' axes packed, as packKey does): candidates are
+/// built once the kept assignments are sorted and cut to maxCandidates, each
+/// straight into its place, so none is moved, reallocated or built in vain.
 struct Enumerator {
   const ShardingRule &rule;
   const DeviceMesh &mesh;
@@ -612,9 +615,16 @@ struct Enumerator {
   bool prune = true;
   /// Factors holding several axes at the current leaf of assignAxis.
   llvm::SmallVector<int64_t, 4> multi;
+  /// Kept assignments when keys are not packed, as candidates.
   std::vector<Candidate> out;
-  /// getParallelism of each candidate in `out`.
+  /// getParallelism of each kept assignment.
   llvm::SmallVector<int64_t, 64> outParallelism;
+  /// Kept assignments when keys are packed: the factorCode of every
+  /// eligible factor (eligible.size() codes each), the partialMask and the
+  /// flops. Inline room for most rules on a 2-axis mesh.
+  llvm::SmallVector<uint64_t, 128> keptCodes;
+  llvm::SmallVector<uint64_t, 64> keptPartialMask;
+  llvm::SmallVector<double, 64> keptFlops;
 
   /// Whether keys are packed from the factor axes (packKey); otherwise each
   /// assignment's layouts are built and encoded (encodeKey).
@@ -834,38 +844,18 @@ struct Enumerator {
     outParallelism.push_back(parallelism);
   }
 
-  /// consider() for a contiguous assignment when keys are packed.
+  /// consider() for a contiguous assignment when keys are packed: records
+  /// it for build().
   void considerPacked() {
+    encodeFactors();
     if (mayRepeat) {
       packKey();
       if (!insertKey())
         return;
     }
-    Candidate &c = out.emplace_back();
-    c.factorAxes = fAxes;
-    partial.clear();
-    for (int64_t a = 0; a < mesh.getNumAxes(); ++a)
-      if (partialMask >> a & 1)
-        partial.push_back(a);
-    c.resultLayouts.reserve(rule.resultDims.size());
-    for (size_t i = 0; i < rule.resultDims.size(); ++i) {
-      TensorLayout &l = c.resultLayouts.emplace_back();
-      fillDims(rule.operandDims.size() + i, l);
-      if (!partial.empty())
-        l.partialAxes.assign(partial.begin(), partial.end());
-      l.partialKind = rule.reduction;
-    }
-    c.operandLayouts.reserve(rule.operandDims.size());
-    for (size_t i = 0; i < rule.operandDims.size(); ++i) {
-      TensorLayout &l = c.operandLayouts.emplace_back();
-      fillDims(i, l);
-      int64_t tied = rule.getTiedResult(static_cast<int64_t>(i));
-      if (tied >= 0) {
-        if (!partial.empty())
-          l.partialAxes = c.resultLayouts[tied].partialAxes;
-        l.partialKind = c.resultLayouts[tied].partialKind;
-      }
-    }
+    for (int64_t f : eligible)
+      keptCodes.push_back(factorCode[f]);
+    keptPartialMask.push_back(partialMask);
     if (!haveFlops) {
       flops = flopsOf(rule, [&](int64_t f) {
         return static_cast<double>(rule.factors[f].size) /
@@ -873,30 +863,81 @@ struct Enumerator {
       });
       haveFlops = true;
     }
-    c.flops = flops;
+    keptFlops.push_back(flops);
     outParallelism.push_back(parallelism);
   }
 
-  /// The dims of tensor `t`'s fresh layout, as computeLayouts builds them.
-  void fillDims(size_t t, TensorLayout &layout) const {
+  int64_t getNumKept() const {
+    return static_cast<int64_t>(outParallelism.size());
+  }
+
+  /// The candidate of kept assignment `k`; each is taken once.
+  Candidate take(int64_t k) { return packed ? build(k) : std::move(out[k]); }
+
+  /// The candidate of kept assignment `k` when keys are packed.
+  Candidate build(int64_t k) {
+    Candidate c;
+    // Only the eligible factors' lists can be non-empty.
+    c.factorAxes.resize(rule.factors.size());
+    const uint64_t *codes = &keptCodes[k * eligible.size()];
+    for (size_t e = 0; e < eligible.size(); ++e) {
+      // One nibble (axis + 1) per axis, the major axis in the highest: read
+      // minor first, from the end of `axes`.
+      int64_t axes[16];
+      int64_t *first = std::end(axes);
+      for (uint64_t code = codes[e]; code; code >>= 4)
+        *--first = static_cast<int64_t>(code & 15) - 1;
+      if (first != std::end(axes))
+        c.factorAxes[eligible[e]].assign(first, std::end(axes));
+    }
+    partial.clear();
+    for (uint64_t mask = keptPartialMask[k]; mask; mask &= mask - 1)
+      partial.push_back(llvm::countr_zero(mask));
+    c.resultLayouts.reserve(rule.resultDims.size());
+    for (size_t i = 0; i < rule.resultDims.size(); ++i) {
+      TensorLayout &l = c.resultLayouts.emplace_back();
+      fillDims(c.factorAxes, rule.operandDims.size() + i, l);
+      if (!partial.empty())
+        l.partialAxes.assign(partial.begin(), partial.end());
+      l.partialKind = rule.reduction;
+    }
+    c.operandLayouts.reserve(rule.operandDims.size());
+    for (size_t i = 0; i < rule.operandDims.size(); ++i) {
+      TensorLayout &l = c.operandLayouts.emplace_back();
+      fillDims(c.factorAxes, i, l);
+      int64_t tied = rule.getTiedResult(static_cast<int64_t>(i));
+      if (tied >= 0) {
+        if (!partial.empty())
+          l.partialAxes = c.resultLayouts[tied].partialAxes;
+        l.partialKind = c.resultLayouts[tied].partialKind;
+      }
+    }
+    c.flops = keptFlops[k];
+    return c;
+  }
+
+  /// The dims of tensor `t`'s fresh layout for the factor axes `axesOf`, as
+  /// computeLayouts builds them.
+  void fillDims(const FactorAxes &axesOf, size_t t,
+                TensorLayout &layout) const {
     layout.dimAxes.reserve(firstDim[t + 1] - firstDim[t]);
     for (size_t d = firstDim[t]; d < firstDim[t + 1]; ++d) {
       size_t begin = dimStart[d], end = dimStart[d + 1];
       if (end - begin == 1) {
-        const std::vector<int64_t> &fromFactor = fAxes[dimFactors[begin]];
+        const std::vector<int64_t> &fromFactor = axesOf[dimFactors[begin]];
         layout.dimAxes.emplace_back(fromFactor.begin(), fromFactor.end());
         continue;
       }
       std::vector<int64_t> &axes = layout.dimAxes.emplace_back();
       size_t n = 0;
       for (size_t i = begin; i < end; ++i)
-        n += fAxes[dimFactors[i]].size();
+        n += axesOf[dimFactors[i]].size();
       if (n == 0)
         continue;
       axes.reserve(n);
       for (size_t i = begin; i < end; ++i)
-        axes.insert(axes.end(), fAxes[dimFactors[i]].begin(),
-                    fAxes[dimFactors[i]].end());
+        axes.insert(axes.end(), axesOf[dimFactors[i]].begin(),
+                    axesOf[dimFactors[i]].end());
     }
   }
 
@@ -906,7 +947,8 @@ struct Enumerator {
   /// results' partial axes (the same for every result, and tied operands
   /// copy them). Ranks, the other dims and the partial kind are the same for
   /// every assignment.
-  void packKey() {
+  /// Sets factorCode and factorBits.
+  void encodeFactors() {
     for (int64_t f : eligible) {
       uint64_t code = 0;
       for (int64_t a : fAxes[f])
@@ -914,6 +956,10 @@ struct Enumerator {
       factorCode[f] = code;
       factorBits[f] = 4 * static_cast<unsigned>(fAxes[f].size());
     }
+  }
+
+  /// From encodeFactors' codes.
+  void packKey() {
     for (size_t k = 0; k < keyDims.size(); ++k) {
       uint64_t word = 0;
       for (size_t i = dimStart[keyDims[k]]; i < dimStart[keyDims[k] + 1]; ++i) {
@@ -966,38 +1012,24 @@ autoshard::enumerateCandidates(const ShardingRule &rule, const DeviceMesh &mesh,
   Enumerator e(rule, mesh, options);
   e.assignAxis(0);
 
-  std::vector<Candidate> &sorted = e.out;
   const llvm::SmallVector<int64_t, 64> &parallelism = e.outParallelism;
-  llvm::SmallVector<size_t, 64> order(sorted.size());
+  llvm::SmallVector<int64_t, 64> order(e.getNumKept());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
     return parallelism[x] > parallelism[y];
   });
-  // Place k takes candidate order[k]: moved one cycle of that permutation at
-  // a time, each place marked done by order[k] = k.
-  for (size_t start = 0; start < order.size(); ++start) {
-    if (order[start] == start)
-      continue;
-    Candidate first = std::move(sorted[start]);
-    size_t k = start;
-    while (order[k] != start) {
-      sorted[k] = std::move(sorted[order[k]]);
-      size_t next = order[k];
-      order[k] = k;
-      k = next;
-    }
-    sorted[k] = std::move(first);
-    order[k] = k;
-  }
   if (options.maxCandidates > 0 &&
-      static_cast<int64_t>(sorted.size()) > options.maxCandidates) {
+      static_cast<int64_t>(order.size()) > options.maxCandidates) {
     // Keep the replicated candidate (the last: parallelism 1, generated
     // first among those) so every op can always fall back to it.
-    Candidate replicated = std::move(sorted.back());
-    sorted.resize(options.maxCandidates);
-    sorted.back() = std::move(replicated);
+    order[options.maxCandidates - 1] = order.back();
+    order.resize(options.maxCandidates);
   }
-  return std::move(sorted);
+  std::vector<Candidate> candidates;
+  candidates.reserve(order.size());
+  for (int64_t k : order)
+    candidates.push_back(e.take(k));
+  return candidates;
 }
 
 //===----------------------------------------------------------------------===//
