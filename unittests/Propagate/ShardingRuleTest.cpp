@@ -155,6 +155,34 @@ TEST(ShardingRuleTest, EnumerationCounts) {
   EXPECT_EQ(enumerateCandidates(rep, mesh).size(), 1u);
 }
 
+TEST(ShardingRuleTest, PackedAndPrintedKeysAgree) {
+  // An axis name with a space makes enumeration compare printed layouts
+  // and build every assignment's layouts; plain names take the packed path,
+  // which only records assignments and builds the kept ones at the end.
+  // Both must give the same candidates in the same order.
+  DeviceMesh plain({{"x", 2}, {"y", 2}, {"z", 2}});
+  DeviceMesh printed({{"x", 2}, {"y y", 2}, {"z", 2}});
+  std::vector<ShardingRule> rules = {
+      matmulRule(8, 16, 4), buildReshapeRule({4, 8, 16}, {32, 16}),
+      buildReshapeRule({6, 4}, {4, 6}),
+      buildElementwiseRule({{8, 16}, {1, 16}}, {8, 16})};
+  for (const ShardingRule &rule : rules) {
+    for (int64_t bound : {0, 7}) {
+      EnumerateOptions options;
+      options.maxCandidates = bound;
+      std::vector<Candidate> a = enumerateCandidates(rule, plain, options);
+      std::vector<Candidate> b = enumerateCandidates(rule, printed, options);
+      ASSERT_EQ(a.size(), b.size()) << rule.str();
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].factorAxes, b[i].factorAxes) << rule.str();
+        EXPECT_EQ(a[i].operandLayouts, b[i].operandLayouts) << rule.str();
+        EXPECT_EQ(a[i].resultLayouts, b[i].resultLayouts) << rule.str();
+        EXPECT_EQ(a[i].flops, b[i].flops) << rule.str();
+      }
+    }
+  }
+}
+
 TEST(ShardingRuleTest, ElementwiseBroadcastRule) {
   ShardingRule r = buildElementwiseRule({{8, 16}, {1, 16}, {1}}, {8, 16});
   ASSERT_EQ(r.verify(), "");
