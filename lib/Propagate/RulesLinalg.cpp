@@ -105,6 +105,7 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
   }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ShardingRule rule;
+  rule.factors.reserve(ranges.size());
   for (auto [i, size] : llvm::enumerate(ranges)) {
     FactorKind kind = iterators[i] == utils::IteratorType::reduction
                           ? FactorKind::Reduction
@@ -115,6 +116,8 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
   // One reduction kind for the whole op: every output must fold its terms
   // with the same known combiner, else split reduction loops are not
   // allowed.
+  // Asking a named op for its inits reads its operand segments: once.
+  int64_t numInputs = op.getNumDpsInputs();
   bool hasReduction = op.getNumReductionLoops() > 0;
   std::optional<ReductionKind> kind;
   bool kindKnown = hasReduction;
@@ -123,7 +126,7 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
     auto yield = cast<linalg::YieldOp>(body->getTerminator());
     for (OpOperand &init : op.getDpsInitsMutable()) {
       BlockArgument outArg = op.getMatchingBlockArgument(&init);
-      unsigned resultNo = init.getOperandNumber() - op.getNumDpsInputs();
+      unsigned resultNo = init.getOperandNumber() - numInputs;
       std::optional<ReductionKind> k =
           getCombinerKind(yield.getOperand(resultNo), outArg);
       if (!k || (kind && *kind != *k)) {
@@ -171,7 +174,6 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
     }
     rule.operandDims.push_back(std::move(dims));
   }
-  int64_t numInputs = op.getNumDpsInputs();
   rule.operandIsInit.assign(op->getNumOperands(), false);
   rule.tiedResult.assign(op->getNumOperands(), -1);
   rule.resultDims.reserve(op.getNumDpsInits());
