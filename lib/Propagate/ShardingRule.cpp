@@ -879,7 +879,7 @@ struct Enumerator {
     Candidate c;
     // Only the eligible factors' lists can be non-empty.
     c.factorAxes.resize(rule.factors.size());
-    const uint64_t *codes = &keptCodes[k * eligible.size()];
+    const uint64_t *codes = keptCodes.data() + k * eligible.size();
     for (size_t e = 0; e < eligible.size(); ++e) {
       // One nibble (axis + 1) per axis, the major axis in the highest: read
       // minor first, from the end of `axes`.
