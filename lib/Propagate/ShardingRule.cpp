@@ -924,8 +924,13 @@ struct Enumerator {
     for (size_t d = firstDim[t]; d < firstDim[t + 1]; ++d) {
       size_t begin = dimStart[d], end = dimStart[d + 1];
       if (end - begin == 1) {
+        // Most dims are unsplit: an empty list is built without looking
+        // at a range.
         const std::vector<int64_t> &fromFactor = axesOf[dimFactors[begin]];
-        layout.dimAxes.emplace_back(fromFactor.begin(), fromFactor.end());
+        if (fromFactor.empty())
+          layout.dimAxes.emplace_back();
+        else
+          layout.dimAxes.push_back(fromFactor);
         continue;
       }
       std::vector<int64_t> &axes = layout.dimAxes.emplace_back();
