@@ -685,6 +685,8 @@ struct Enumerator {
       if (factor.kind == FactorKind::Reduction && !options.allowReductionSplits)
         continue;
       eligible.push_back(static_cast<int64_t>(f));
+      // assignAxis pushes and pops axes: one buffer takes every count.
+      fAxes[f].reserve(mesh.getNumAxes());
     }
     for (int64_t a = 0; a < mesh.getNumAxes(); ++a) {
       const std::string &name = mesh.getAxis(a).name;
