@@ -617,14 +617,19 @@ struct Enumerator {
   llvm::SmallVector<int64_t, 4> multi;
   /// Kept assignments when keys are not packed, as candidates.
   std::vector<Candidate> out;
-  /// getParallelism of each kept assignment.
-  llvm::SmallVector<int64_t, 64> outParallelism;
-  /// Kept assignments when keys are packed: the factorCode of every
-  /// eligible factor (eligible.size() codes each), the partialMask and the
-  /// flops. Inline room for most rules on a 2-axis mesh.
-  llvm::SmallVector<uint64_t, 128> keptCodes;
-  llvm::SmallVector<uint64_t, 64> keptPartialMask;
-  llvm::SmallVector<double, 64> keptFlops;
+  struct Kept {
+    /// Candidate::getParallelism.
+    int64_t parallelism;
+    /// When keys are packed, the partialMask and the flops.
+    uint64_t partialMask;
+    double flops;
+  };
+  /// Every kept assignment, in generation order. Inline room for as many as
+  /// the default maxCandidates: most rules keep fewer, so these rarely grow.
+  llvm::SmallVector<Kept, 256> kept;
+  /// When keys are packed, the factorCode of every eligible factor of each
+  /// kept assignment (eligible.size() codes each).
+  llvm::SmallVector<uint64_t, 512> keptCodes;
 
   /// Whether keys are packed from the factor axes (packKey); otherwise each
   /// assignment's layouts are built and encoded (encodeKey).
@@ -843,7 +848,7 @@ struct Enumerator {
     c.resultLayouts = std::move(resultLayouts);
     c.flops = estimateFlops(rule, mesh, c.factorAxes);
     out.push_back(std::move(c));
-    outParallelism.push_back(parallelism);
+    kept.push_back({parallelism, 0, 0.0});
   }
 
   /// consider() for a contiguous assignment when keys are packed: records
@@ -857,7 +862,6 @@ struct Enumerator {
     }
     for (int64_t f : eligible)
       keptCodes.push_back(factorCode[f]);
-    keptPartialMask.push_back(partialMask);
     if (!haveFlops) {
       flops = flopsOf(rule, [&](int64_t f) {
         return static_cast<double>(rule.factors[f].size) /
@@ -865,13 +869,10 @@ struct Enumerator {
       });
       haveFlops = true;
     }
-    keptFlops.push_back(flops);
-    outParallelism.push_back(parallelism);
+    kept.push_back({parallelism, partialMask, flops});
   }
 
-  int64_t getNumKept() const {
-    return static_cast<int64_t>(outParallelism.size());
-  }
+  int64_t getNumKept() const { return static_cast<int64_t>(kept.size()); }
 
   /// The candidate of kept assignment `k`; each is taken once.
   Candidate take(int64_t k) { return packed ? build(k) : std::move(out[k]); }
@@ -893,7 +894,7 @@ struct Enumerator {
         c.factorAxes[eligible[e]].assign(first, std::end(axes));
     }
     partial.clear();
-    for (uint64_t mask = keptPartialMask[k]; mask; mask &= mask - 1)
+    for (uint64_t mask = kept[k].partialMask; mask; mask &= mask - 1)
       partial.push_back(llvm::countr_zero(mask));
     c.resultLayouts.reserve(rule.resultDims.size());
     for (size_t i = 0; i < rule.resultDims.size(); ++i) {
@@ -914,7 +915,7 @@ struct Enumerator {
         l.partialKind = c.resultLayouts[tied].partialKind;
       }
     }
-    c.flops = keptFlops[k];
+    c.flops = kept[k].flops;
     return c;
   }
 
@@ -1019,11 +1020,10 @@ autoshard::enumerateCandidates(const ShardingRule &rule, const DeviceMesh &mesh,
   Enumerator e(rule, mesh, options);
   e.assignAxis(0);
 
-  const llvm::SmallVector<int64_t, 64> &parallelism = e.outParallelism;
   llvm::SmallVector<int64_t, 64> order(e.getNumKept());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-    return parallelism[x] > parallelism[y];
+    return e.kept[x].parallelism > e.kept[y].parallelism;
   });
   if (options.maxCandidates > 0 &&
       static_cast<int64_t>(order.size()) > options.maxCandidates) {
