@@ -64,9 +64,9 @@ static std::optional<ReductionKind> getCombinerKind(Value yielded,
 /// loop d the first operand dim (operands in order) whose map result is d
 /// alone, so that dim's size is the range. Should a loop have no such dim
 /// (a verified op always has one), asks the op.
-static SmallVector<int64_t> getLoopRanges(linalg::LinalgOp op,
-                                          ArrayRef<AffineMap> maps) {
-  SmallVector<int64_t> ranges(op.getNumLoops(), ShapedType::kDynamic);
+static SmallVector<int64_t>
+getLoopRanges(linalg::LinalgOp op, ArrayRef<AffineMap> maps, size_t numLoops) {
+  SmallVector<int64_t> ranges(numLoops, ShapedType::kDynamic);
   SmallVector<bool> known(ranges.size(), false);
   size_t numKnown = 0;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -97,13 +97,15 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
   }
   if (!hasStaticTensorShapes(op, why))
     return failure();
+  // A named op builds its maps and iterator types when asked (and the
+  // interface's getNumLoops and the like ask again): asked once here.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<int64_t> ranges = getLoopRanges(op, maps);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = getLoopRanges(op, maps, iterators.size());
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
     why = "its loop ranges are not static";
     return failure();
   }
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ShardingRule rule;
   rule.factors.reserve(ranges.size());
   for (auto [i, size] : llvm::enumerate(ranges)) {
@@ -113,12 +115,14 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
     rule.addFactor(size, kind, "d" + std::to_string(i));
   }
 
+  // Asking a named op for its inits reads its operand segments: once.
+  int64_t numInputs = op.getNumDpsInputs();
+
   // One reduction kind for the whole op: every output must fold its terms
   // with the same known combiner, else split reduction loops are not
   // allowed.
-  // Asking a named op for its inits reads its operand segments: once.
-  int64_t numInputs = op.getNumDpsInputs();
-  bool hasReduction = op.getNumReductionLoops() > 0;
+  bool hasReduction =
+      llvm::is_contained(iterators, utils::IteratorType::reduction);
   std::optional<ReductionKind> kind;
   bool kindKnown = hasReduction;
   if (hasReduction) {
