@@ -34,6 +34,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -775,10 +776,16 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
         .slice(n.firstOperand, n.op->getNumOperands());
   };
   Pricing pricing(dmesh, model, planner.getOptions());
-  // Candidates by printed rule: rules that print alike share one list.
+  // Candidates by rule: rules that print alike and do the same work per
+  // point share one list. The printed rule leaves the work out, and the
+  // candidates carry their compute estimate: two generics that differ only
+  // in their bodies would otherwise both get the first one's.
   std::unordered_map<std::string, CandidateList> candCache;
   auto candidatesOf = [&](const ShardingRule &rule) {
-    auto [it, inserted] = candCache.try_emplace(rule.str());
+    std::string key = rule.str();
+    key += " flops/point ";
+    key += llvm::utohexstr(llvm::bit_cast<uint64_t>(rule.flopsPerPoint));
+    auto [it, inserted] = candCache.try_emplace(std::move(key));
     if (inserted)
       it->second = makeList(enumerateCandidates(rule, dmesh));
     return it->second;
