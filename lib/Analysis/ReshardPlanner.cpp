@@ -177,6 +177,21 @@ int internState(std::vector<State> &states, std::vector<int32_t> &table,
   return id;
 }
 
+/// The link of each group of mesh axes (by mask), looked up in the cost model
+/// on first use. Multi-target searches share their graph's: the links depend
+/// only on the model, and a search per source would otherwise allocate and
+/// fill its own.
+struct LinkTable {
+  std::vector<LinkSpec> link;
+  std::vector<bool> known;
+  void init(int numAxes) {
+    if (!link.empty())
+      return;
+    link.resize(size_t(1) << numAxes);
+    known.assign(size_t(1) << numAxes, false);
+  }
+};
+
 /// The graph of the multi-target searches of one shape, element size and
 /// target partial signature: their expand() reads nothing else, so each
 /// state's out-edges are generated once, in expand()'s order, and every
@@ -202,6 +217,7 @@ struct SharedGraph {
   std::vector<double> sigBytes;
   /// Open-addressing index of `states` (-1 = empty slot).
   std::vector<int32_t> table = std::vector<int32_t>(64, -1);
+  LinkTable links;
 
   int intern(const State &s) {
     bool inserted;
@@ -378,8 +394,12 @@ private:
   int numAxes, rank;
   std::array<int64_t, kMaxAxes> axisSize;
 
-  std::vector<int> slotOfDim;
-  std::vector<std::vector<int64_t>> sizes{{}}; // id 0 = even
+  // Small vectors here and below: the pass starts hundreds of searches, and
+  // on small graphs their allocations cost as much as the search itself.
+  llvm::SmallVector<int, 8> slotOfDim;
+  /// Interned shard sizes by id; id 0 (even) is added by the first intern(),
+  /// so that searches of even layouts allocate nothing for it.
+  std::vector<std::vector<int64_t>> sizes;
   std::map<std::vector<int64_t>, uint16_t> sizeIds;
   std::map<std::pair<uint16_t, int64_t>, uint16_t> coarsened;
   TensorLayout targetLayout;
@@ -406,10 +426,10 @@ private:
   SharedGraph *shared = nullptr;
   std::vector<int> gidOf;
   std::vector<int> nodeOf;
-  /// By mask of axes, filled on first use (sized 2^numAxes by prepare()).
-  std::vector<LinkSpec> maskLink;
-  std::vector<bool> maskLinkKnown;
-  std::vector<int64_t> axesScratch;
+  /// The links by mask of axes: the shared graph's in multi-target mode,
+  /// else ownLinks.
+  LinkTable *links = nullptr;
+  LinkTable ownLinks;
   /// A queue entry: (time, communicating steps, local steps, node index),
   /// ordered lexicographically, with the last three packed into one word so
   /// that the heap compares two integers. Step counts fit in 16 bits: an
@@ -434,13 +454,15 @@ private:
 
   /// Every ordered non-empty selection of distinct axes of `from`, each
   /// followed by its extensions.
-  static void orderedSubsets(const AxisList &from, std::vector<AxisList> &out) {
+  static void orderedSubsets(const AxisList &from,
+                             llvm::SmallVectorImpl<AxisList> &out) {
     out.clear();
     AxisList cur;
     extendSubsets(from, out, cur, 0);
   }
-  static void extendSubsets(const AxisList &from, std::vector<AxisList> &out,
-                            AxisList &cur, uint32_t used) {
+  static void extendSubsets(const AxisList &from,
+                            llvm::SmallVectorImpl<AxisList> &out, AxisList &cur,
+                            uint32_t used) {
     for (int i = 0; i < from.n; ++i) {
       if (used & (1u << i))
         continue;
@@ -453,8 +475,9 @@ private:
 
   // Scratch for expand() and permutePairs().
   mutable std::vector<GroupOrder> orderScratch;
-  std::vector<AxisList> lists;
-  std::vector<AxisList> seqs;
+  llvm::SmallVector<AxisList, 8> lists;
+  /// Up to 4 axes' ordered subsets (64) without allocating.
+  llvm::SmallVector<AxisList, 64> seqs;
 };
 
 uint16_t Search::intern(std::vector<int64_t> v, int64_t extent) {
@@ -468,6 +491,8 @@ uint16_t Search::intern(std::vector<int64_t> v, int64_t extent) {
   auto it = sizeIds.find(v);
   if (it != sizeIds.end())
     return it->second;
+  if (sizes.empty())
+    sizes.emplace_back(); // id 0: even
   uint16_t id = static_cast<uint16_t>(sizes.size());
   sizes.push_back(v);
   sizeIds.emplace(std::move(v), id);
@@ -547,17 +572,16 @@ double Search::localBytes(const State &s) const {
 }
 
 Time Search::transferTime(uint32_t mask, double bytes) {
-  if (!maskLinkKnown[mask]) {
-    std::vector<int64_t> &axes = axesScratch;
-    axes.clear();
+  if (!links->known[mask]) {
+    std::vector<int64_t> axes;
     for (int a = 0; a < numAxes; ++a)
       if (mask & (1u << a))
         axes.push_back(a);
-    maskLink[mask] = model.getGroupLink(axes);
-    maskLinkKnown[mask] = true;
+    links->link[mask] = model.getGroupLink(axes);
+    links->known[mask] = true;
   }
   // The expression of CostModel::getTransferTimeUs, so totals agree.
-  const LinkSpec &link = maskLink[mask];
+  const LinkSpec &link = links->link[mask];
   double us = link.latencyUs + bytes / (link.bandwidthGBps * 1e3);
   return {static_cast<int64_t>(std::llround(us * 1e6)), us};
 }
@@ -989,8 +1013,8 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
   if (!toState(from, start, error) || !toState(to, goal, error))
     return false;
 
-  maskLink.resize(size_t(1) << numAxes);
-  maskLinkKnown.assign(size_t(1) << numAxes, false);
+  links = isMulti() ? &shared->links : &ownLinks;
+  links->init(numAxes);
   lists.assign(rank, AxisList());
 
   // Multi-target searches are kept: start them small.
