@@ -39,7 +39,6 @@
 #include <map>
 #include <memory>
 #include <numeric>
-#include <queue>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -144,7 +143,12 @@ struct Node {
   int parent = -1;
   /// Position in the settle order (-1 until settled).
   int order = -1;
-  bool done = false;
+  /// Multi-target mode: the node's state in the shared graph, and the next
+  /// settled node of the same permute signature (-1 = none yet). Kept here
+  /// rather than in per-search side tables, which cost an allocation each.
+  int gid = -1;
+  int nextSameSig = -1;
+  bool settled() const { return order >= 0; }
 };
 
 /// The id of `s` in `states`, appended if new (`inserted`), through `table`:
@@ -350,13 +354,13 @@ private:
   /// returns it; -1 when the queue is empty.
   int settleNext() {
     while (!queue.empty()) {
-      QItem item = queue.top();
-      queue.pop();
+      std::pop_heap(queue.begin(), queue.end(), std::greater<QItem>());
+      QItem item = queue.pop_back_val();
       int idx = static_cast<int>(static_cast<uint32_t>(item.rest));
       Node &n = nodes[idx];
-      if (n.done || !(item == QItem(n.cost, idx)))
+      if (n.settled() || !(item == QItem(n.cost, idx)))
         continue;
-      n.done = true;
+      n.order = numSettled++;
       return idx;
     }
     return -1;
@@ -374,12 +378,13 @@ private:
     c.timePs += time.ps;
     (comm ? c.commSteps : c.localSteps) += 1;
     Node &n = nodes[to];
-    if (!inserted && (n.done || !(c < n.cost)))
+    if (!inserted && (n.settled() || !(c < n.cost)))
       return false;
     n.cost = c;
     n.timeUs = baseUs + time.us;
     n.parent = from;
-    queue.emplace(c, to);
+    queue.emplace_back(c, to);
+    std::push_heap(queue.begin(), queue.end(), std::greater<QItem>());
     return true;
   }
   /// The node of shared state `gid`, created (with no parent) if new.
@@ -406,26 +411,28 @@ private:
   /// The target. In multi-target mode only its partial axes and kind are
   /// set, and no edge goes specially to it.
   State goal;
-  /// Multi-target mode: how many nodes have settled.
+  /// How many nodes have settled.
   int numSettled = 0;
-  /// The settled nodes by signature id, in settle order: costTo() only looks
-  /// at those of the target's key.
-  std::vector<llvm::SmallVector<int, 4>> settledBySig;
+  /// Multi-target mode: per signature id, the first and the last settled
+  /// node of that signature (chained in settle order by Node::nextSameSig):
+  /// costTo() only looks at those of the target's signature.
+  llvm::SmallVector<std::pair<int, int>, 16> sigChains;
   std::vector<std::vector<int64_t>> coords;
   std::vector<int64_t> strides;
 
-  std::vector<Node> nodes;
+  /// Inline room for a small graph's nodes (the pass keeps hundreds of
+  /// searches of a few dozen nodes).
+  llvm::SmallVector<Node, 32> nodes;
   /// Private searches: each node's state and the edge into it.
   std::vector<State> nodeStates;
   std::vector<Edge> nodeEdges;
   /// Open-addressing index of `nodes` by state (-1 = empty slot); unused in
   /// multi-target mode, which indexes by shared state instead.
   std::vector<int32_t> table;
-  /// Multi-target mode: the shared graph, each node's state there, and the
-  /// node of each shared state (-1 = none yet).
+  /// Multi-target mode: the shared graph, and the node of each shared state
+  /// (-1 = none yet).
   SharedGraph *shared = nullptr;
-  std::vector<int> gidOf;
-  std::vector<int> nodeOf;
+  llvm::SmallVector<int, 32> nodeOf;
   /// The links by mask of axes: the shared graph's in multi-target mode,
   /// else ownLinks.
   LinkTable *links = nullptr;
@@ -450,7 +457,10 @@ private:
       return timePs == o.timePs && rest == o.rest;
     }
   };
-  std::priority_queue<QItem, std::vector<QItem>, std::greater<QItem>> queue;
+  /// A binary min-heap (std::push_heap / std::pop_heap), with inline room
+  /// for a small graph's queue. Entries are distinct and totally ordered,
+  /// so the pop order does not depend on the heap's layout.
+  llvm::SmallVector<QItem, 16> queue;
 
   /// Every ordered non-empty selection of distinct axes of `from`, each
   /// followed by its extensions.
@@ -476,8 +486,6 @@ private:
   // Scratch for expand() and permutePairs().
   mutable std::vector<GroupOrder> orderScratch;
   llvm::SmallVector<AxisList, 8> lists;
-  /// Up to 4 axes' ordered subsets (64) without allocating.
-  llvm::SmallVector<AxisList, 64> seqs;
 };
 
 uint16_t Search::intern(std::vector<int64_t> v, int64_t extent) {
@@ -774,8 +782,7 @@ int Search::localNode(int gid, bool &inserted) {
   inserted = idx < 0;
   if (inserted) {
     idx = static_cast<int>(nodes.size());
-    nodes.emplace_back();
-    gidOf.push_back(gid);
+    nodes.emplace_back().gid = gid;
   }
   return idx;
 }
@@ -785,7 +792,7 @@ void Search::expand(int nodeIdx) {
     generate(nodeIdx);
     return;
   }
-  int gid = gidOf[nodeIdx];
+  int gid = nodes[nodeIdx].gid;
   if (shared->first[gid] < 0) {
     int32_t begin = static_cast<int32_t>(shared->succs.size());
     generate(nodeIdx);
@@ -805,7 +812,7 @@ void Search::expand(int nodeIdx) {
 
 void Search::generate(int nodeIdx) {
   const State s =
-      isMulti() ? shared->states[gidOf[nodeIdx]] : nodeStates[nodeIdx];
+      isMulti() ? shared->states[nodes[nodeIdx].gid] : nodeStates[nodeIdx];
   loadLists(s);
   AxisList partial, unused;
   for (int a = 0; a < numAxes; ++a) {
@@ -815,6 +822,8 @@ void Search::generate(int nodeIdx) {
       unused.push(static_cast<int8_t>(a));
   }
   double bytes = localBytes(s);
+  // Ordered subsets of up to 4 axes (64) fit without allocating.
+  llvm::SmallVector<AxisList, 64> seqs;
   auto frac = [&](uint32_t mask) {
     double n = static_cast<double>(groupSize(mask));
     return (n - 1) / n;
@@ -1017,17 +1026,13 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
   links->init(numAxes);
   lists.assign(rank, AxisList());
 
-  // Multi-target searches are kept: start them small.
-  nodes.reserve(isMulti() ? 32 : 256);
-  if (isMulti()) {
-    gidOf.reserve(32);
-  } else {
+  // Multi-target searches are kept: they start in their inline room.
+  if (!isMulti()) {
+    nodes.reserve(256);
     nodeStates.reserve(256);
     nodeEdges.reserve(256);
+    queue.reserve(256);
   }
-  std::vector<QItem> items;
-  items.reserve(isMulti() ? 64 : 256);
-  queue = decltype(queue)(std::greater<QItem>(), std::move(items));
   bool inserted;
   if (isMulti()) {
     localNode(shared->intern(start), inserted);
@@ -1035,7 +1040,7 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
     table.assign(512, -1);
     lookup(start, inserted);
   }
-  queue.emplace(Cost(), 0);
+  queue.emplace_back(Cost(), 0);
   return true;
 }
 
@@ -1181,19 +1186,24 @@ uint32_t Search::signatureOf(int gid) {
 
 int Search::settleUntil(int target) {
   int found = static_cast<size_t>(target) < nodeOf.size() ? nodeOf[target] : -1;
-  if (found >= 0 && nodes[found].done)
+  if (found >= 0 && nodes[found].settled())
     return found;
   // The loop of run(), resumed where the last target left it, so nodes
   // settle in the same order and with the same parents as in one search
   // run to exhaustion.
   for (int idx; (idx = settleNext()) >= 0;) {
-    nodes[idx].order = numSettled++;
-    uint32_t sig = signatureOf(gidOf[idx]);
-    if (sig >= settledBySig.size())
-      settledBySig.resize(std::max<size_t>(sig + 1, shared->sigBytes.size()));
-    settledBySig[sig].push_back(idx);
+    uint32_t sig = signatureOf(nodes[idx].gid);
+    if (sig >= sigChains.size())
+      sigChains.resize(std::max<size_t>(sig + 1, shared->sigBytes.size()),
+                       {-1, -1});
+    std::pair<int, int> &chain = sigChains[sig];
+    if (chain.first < 0)
+      chain.first = idx;
+    else
+      nodes[chain.second].nextSameSig = idx;
+    chain.second = idx;
     expand(idx);
-    if (gidOf[idx] == target)
+    if (nodes[idx].gid == target)
       return idx;
   }
   return -1;
@@ -1228,17 +1238,17 @@ std::optional<double> Search::costTo(const State &target) {
   // the others never change `best`, so visiting just those stops where the
   // full scan would have found nothing more.
   uint32_t sig = signatureOf(targetId);
-  if (sig >= settledBySig.size())
+  if (sig >= sigChains.size())
     return have ? std::optional<double>(bestUs) : std::nullopt;
   // They all hold shards of one size.
   double bytes = shared->sigBytes[sig];
-  for (int idx : settledBySig[sig]) {
+  for (int idx = sigChains[sig].first; idx >= 0; idx = nodes[idx].nextSameSig) {
     const Node &n = nodes[idx];
     if (have && !(n.cost < best))
       break;
-    if (gidOf[idx] == targetId)
+    if (n.gid == targetId)
       continue;
-    uint32_t m = permuteMask(shared->states[gidOf[idx]], target);
+    uint32_t m = permuteMask(shared->states[n.gid], target);
     Time t = m ? transferTime(m, bytes) : Time();
     Cost c = n.cost;
     c.timePs += t.ps;
