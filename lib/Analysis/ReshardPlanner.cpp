@@ -215,13 +215,55 @@ struct SharedGraph {
   /// Per state: the id of its permute signature (Search::signatureOf), ~0u
   /// until computed.
   std::vector<uint32_t> sigs;
-  /// Signature ids by (kind, partial axes, shards per dim), and per id the
+  /// Per signature id: its key (kind, partial axes, shards per dim: 2 + rank
+  /// words, as the graph has one shape) at sigKeys[id * keyLen], and the
   /// bytes of a shard (equal for all its states).
-  std::map<std::vector<int64_t>, uint32_t> sigIds;
+  std::vector<int64_t> sigKeys;
   std::vector<double> sigBytes;
+  /// Open-addressing index of the signature ids by key (-1 = empty slot):
+  /// a new state looks its key up, and an ordered map of vectors cost more
+  /// than the rest of the search on small graphs.
+  std::vector<int32_t> sigTable = std::vector<int32_t>(64, -1);
   /// Open-addressing index of `states` (-1 = empty slot).
   std::vector<int32_t> table = std::vector<int32_t>(64, -1);
   LinkTable links;
+
+  /// The id of signature `key` (`len` words), added if new (`inserted`; the
+  /// caller then appends its sigBytes).
+  uint32_t internSig(const int64_t *key, size_t len, bool &inserted) {
+    auto hash = [&](const int64_t *k) {
+      uint64_t h = len;
+      for (size_t i = 0; i < len; ++i) {
+        h = (h ^ static_cast<uint64_t>(k[i])) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 32;
+      }
+      return static_cast<size_t>(h);
+    };
+    size_t mask = sigTable.size() - 1;
+    size_t h = hash(key) & mask;
+    for (; sigTable[h] >= 0; h = (h + 1) & mask)
+      if (std::equal(key, key + len, &sigKeys[sigTable[h] * len])) {
+        inserted = false;
+        return sigTable[h];
+      }
+    inserted = true;
+    size_t count = sigKeys.size() / len;
+    uint32_t id = static_cast<uint32_t>(count++);
+    sigTable[h] = static_cast<int32_t>(id);
+    sigKeys.insert(sigKeys.end(), key, key + len);
+    if (count * 2 > sigTable.size()) {
+      std::vector<int32_t> bigger(sigTable.size() * 2, -1);
+      size_t bmask = bigger.size() - 1;
+      for (size_t i = 0; i < count; ++i) {
+        size_t b = hash(&sigKeys[i * len]) & bmask;
+        while (bigger[b] >= 0)
+          b = (b + 1) & bmask;
+        bigger[b] = static_cast<int32_t>(i);
+      }
+      sigTable.swap(bigger);
+    }
+    return id;
+  }
 
   int intern(const State &s) {
     bool inserted;
@@ -259,8 +301,12 @@ public:
   void startMulti(const TensorLayout &from, const TensorLayout &to,
                   SharedGraph &graph);
   /// The time of the path the single-target search for `target` would
-  /// pick; std::nullopt when there is none.
-  std::optional<double> costTo(const State &target);
+  /// pick; std::nullopt when there is none. `targetId` is targetStateId().
+  std::optional<double> costTo(const State &target, int targetId);
+  /// `target`'s id in the shared graph, added if new (an id the searches
+  /// never reach changes nothing). The same for every search of the graph,
+  /// so callers may keep it.
+  int targetStateId(const State &target) { return shared->intern(target); }
   /// `layout` as a state (even layouts only; no checks).
   static State evenState(const TensorLayout &layout);
 
@@ -1166,8 +1212,7 @@ uint32_t Search::signatureOf(int gid) {
     return shared->sigs[gid];
   const State &s = shared->states[gid];
   // Even states only (multi-target mode): samePermuteSignature's fields.
-  std::vector<int64_t> key;
-  key.reserve(2 + rank);
+  llvm::SmallVector<int64_t, 16> key;
   uint32_t partial = 0;
   for (int a = 0; a < numAxes; ++a)
     if (s.dim[a] == kPartial)
@@ -1176,12 +1221,12 @@ uint32_t Search::signatureOf(int gid) {
   key.push_back(partial);
   for (int d = 0; d < rank; ++d)
     key.push_back(numShards(s, d));
-  auto [it, inserted] =
-      shared->sigIds.try_emplace(std::move(key), shared->sigIds.size());
+  bool inserted;
+  uint32_t id = shared->internSig(key.data(), key.size(), inserted);
   if (inserted)
     shared->sigBytes.push_back(localBytes(s));
-  shared->sigs[gid] = it->second;
-  return it->second;
+  shared->sigs[gid] = id;
+  return id;
 }
 
 int Search::settleUntil(int target) {
@@ -1209,7 +1254,7 @@ int Search::settleUntil(int target) {
   return -1;
 }
 
-std::optional<double> Search::costTo(const State &target) {
+std::optional<double> Search::costTo(const State &target, int targetId) {
   // The single-target search for `target` differs from this one only by the
   // permute edges straight to the target from every other state with the
   // same permute signature (and by leaving out swaps onto the target, which
@@ -1220,9 +1265,6 @@ std::optional<double> Search::costTo(const State &target) {
   // cheapest ways in: this search's own path (its first way in) or a
   // permute from a settled state. From one state, this search's way in
   // comes first unless it is a swap, which the permute matches exactly.
-  // Interned so that states compare by id; an id the searches never reach
-  // changes nothing.
-  int targetId = shared->intern(target);
   int g = settleUntil(targetId);
   bool have = g >= 0;
   Cost best;
@@ -1324,6 +1366,12 @@ struct ReshardPlanner::CostIndex {
     State state;
     /// As a source: (elemBytes, target partial signature, search index).
     std::vector<std::tuple<int64_t, uint32_t, uint32_t>> searches;
+    /// As a target: its state's id in the shared graph of the searches of
+    /// element size targetElemBytes (the target's partial signature picks
+    /// the rest of the graph's key), -1 until interned: saves hashing the
+    /// state for every pair.
+    int64_t targetElemBytes = 0;
+    int targetGid = -1;
   };
   struct ShapeEntry {
     /// planReshard's shape checks; empty when they pass.
@@ -1544,9 +1592,15 @@ ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
                                       entry.layouts[toId].layout, *graph);
     ++numSearches;
   }
+  Search &search = *index.searches[searchId];
+  CostIndex::LayoutInfo &targetInfo = entry.layouts[toId];
+  if (targetInfo.targetGid < 0 || targetInfo.targetElemBytes != elemBytes) {
+    targetInfo.targetGid = search.targetStateId(target);
+    targetInfo.targetElemBytes = elemBytes;
+  }
   // Not memoised: a repeated target is already settled, and its scan is
   // short (the pass asks for each pair once).
-  std::optional<double> c = index.searches[searchId]->costTo(target);
+  std::optional<double> c = search.costTo(target, targetInfo.targetGid);
   if (!c)
     error = "no sequence of collectives turns " + fromInfo.layout.str(mesh) +
             " into " + toInfo.layout.str(mesh);
