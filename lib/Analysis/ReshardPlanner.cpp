@@ -297,9 +297,9 @@ public:
   /// `from` towards every target whose partial axes and reduction are
   /// those of `to` (the only part of the target the graph depends on), on
   /// `graph`, shared by the searches of the same shape, element size and
-  /// target partial signature.
-  void startMulti(const TensorLayout &from, const TensorLayout &to,
-                  SharedGraph &graph);
+  /// target partial signature. The layouts come as evenState()s, which the
+  /// caller keeps per layout.
+  void startMulti(const State &from, const State &to, SharedGraph &graph);
   /// The time of the path the single-target search for `target` would
   /// pick; std::nullopt when there is none. `targetId` is targetStateId().
   std::optional<double> costTo(const State &target, int targetId);
@@ -318,7 +318,13 @@ private:
   int settleUntil(int target);
   /// Multi-target mode: the id of shared state `gid`'s permute signature
   /// (states of one id are exactly those samePermuteSignature() pairs).
-  uint32_t signatureOf(int gid);
+  /// Inline: it is computed once per shared state, and looked up for every
+  /// node settled and every target priced.
+  uint32_t signatureOf(int gid) {
+    uint32_t sig = shared->sigs[gid];
+    return sig != ~0u ? sig : computeSignature(gid);
+  }
+  uint32_t computeSignature(int gid);
   // Conversions.
   bool toState(const TensorLayout &layout, State &out, std::string &error);
   TensorLayout toLayout(const State &s) const;
@@ -1062,30 +1068,21 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
     }
     slotOfDim[d] = numSlots++;
   }
-  // Only uneven targets read it, which multi-target mode does not take.
-  if (!isMulti())
-    targetLayout = to;
+  targetLayout = to;
   if (!toState(from, start, error) || !toState(to, goal, error))
     return false;
 
-  links = isMulti() ? &shared->links : &ownLinks;
+  links = &ownLinks;
   links->init(numAxes);
   lists.assign(rank, AxisList());
 
-  // Multi-target searches are kept: they start in their inline room.
-  if (!isMulti()) {
-    nodes.reserve(256);
-    nodeStates.reserve(256);
-    nodeEdges.reserve(256);
-    queue.reserve(256);
-  }
+  nodes.reserve(256);
+  nodeStates.reserve(256);
+  nodeEdges.reserve(256);
+  queue.reserve(256);
+  table.assign(512, -1);
   bool inserted;
-  if (isMulti()) {
-    localNode(shared->intern(start), inserted);
-  } else {
-    table.assign(512, -1);
-    lookup(start, inserted);
-  }
+  lookup(start, inserted);
   queue.emplace_back(Cost(), 0);
   return true;
 }
@@ -1192,24 +1189,28 @@ State Search::evenState(const TensorLayout &layout) {
   return s;
 }
 
-void Search::startMulti(const TensorLayout &from, const TensorLayout &to,
+void Search::startMulti(const State &from, const State &to,
                         SharedGraph &graph) {
+  // prepare() for valid even layouts (no uneven slots, so their states are
+  // evenState()s), without converting the layouts again.
   shared = &graph;
-  State start;
-  std::string error;
-  // Cannot fail: the layouts are valid and even.
-  prepare(from, to, start, error);
+  slotOfDim.assign(rank, -1);
   // Keep only what MakePartial edges read.
+  goal = to;
   for (int a = 0; a < numAxes; ++a)
     if (goal.dim[a] != kPartial) {
       goal.dim[a] = kUnused;
       goal.pos[a] = 0;
     }
+  links = &shared->links;
+  links->init(numAxes);
+  lists.assign(rank, AxisList());
+  bool inserted;
+  localNode(shared->intern(from), inserted);
+  queue.emplace_back(Cost(), 0);
 }
 
-uint32_t Search::signatureOf(int gid) {
-  if (shared->sigs[gid] != ~0u)
-    return shared->sigs[gid];
+uint32_t Search::computeSignature(int gid) {
   const State &s = shared->states[gid];
   // Even states only (multi-target mode): samePermuteSignature's fields.
   llvm::SmallVector<int64_t, 16> key;
@@ -1588,8 +1589,7 @@ ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
     std::unique_ptr<SharedGraph> &graph = entry.graphs[{elemBytes, sig}];
     if (!graph)
       graph = std::make_unique<SharedGraph>();
-    index.searches.back()->startMulti(entry.layouts[fromId].layout,
-                                      entry.layouts[toId].layout, *graph);
+    index.searches.back()->startMulti(fromInfo.state, target, *graph);
     ++numSearches;
   }
   Search &search = *index.searches[searchId];
