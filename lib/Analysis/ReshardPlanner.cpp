@@ -201,10 +201,10 @@ struct LinkTable {
 /// state's out-edges are generated once, in expand()'s order, and every
 /// search replays them (the pass starts one search per source layout).
 struct SharedGraph {
+  /// No Edge: costUs() never builds steps, so only the times are kept.
   struct Succ {
     int32_t to;
     bool comm;
-    Edge edge;
     Time time;
   };
   std::vector<State> states;
@@ -817,7 +817,7 @@ Search::permutePairs(const State &before, const State &after,
 void Search::relax(int from, const State &next, const Edge &edge, Time time,
                    bool comm) {
   if (isMulti()) {
-    shared->succs.push_back({shared->intern(next), comm, edge, time});
+    shared->succs.push_back({shared->intern(next), comm, time});
     return;
   }
   bool inserted;
@@ -854,11 +854,22 @@ void Search::expand(int nodeIdx) {
   // In generation order: the same relaxations as a private search's.
   const Cost base = nodes[nodeIdx].cost;
   const double baseUs = nodes[nodeIdx].timeUs;
-  for (int32_t k = shared->first[gid], e = k + shared->count[gid]; k < e; ++k) {
-    const SharedGraph::Succ &succ = shared->succs[k];
-    bool inserted;
-    int to = localNode(succ.to, inserted);
-    update(nodeIdx, base, baseUs, to, inserted, succ.time, succ.comm);
+  // Room for every successor's node up front, so that the loop below works
+  // on raw pointers (this loop is most of a small graph's search).
+  const SharedGraph::Succ *succ = shared->succs.data() + shared->first[gid];
+  const SharedGraph::Succ *end = succ + shared->count[gid];
+  if (nodeOf.size() < shared->states.size())
+    nodeOf.resize(shared->states.size(), -1);
+  nodes.reserve(nodes.size() + (end - succ));
+  int *nodeOfData = nodeOf.data();
+  for (; succ != end; ++succ) {
+    int &to = nodeOfData[succ->to];
+    bool inserted = to < 0;
+    if (inserted) {
+      to = static_cast<int>(nodes.size());
+      nodes.emplace_back().gid = succ->to;
+    }
+    update(nodeIdx, base, baseUs, to, inserted, succ->time, succ->comm);
   }
 }
 
@@ -1365,6 +1376,9 @@ struct ReshardPlanner::CostIndex {
     /// Some dim is split unevenly: priced through plan().
     bool uneven = false;
     State state;
+    /// As a target: the part of `state` that multi-target searches depend
+    /// on (partial axes and kind), packed; they are kept by it.
+    uint32_t partialSig = 0;
     /// As a source: (elemBytes, target partial signature, search index).
     std::vector<std::tuple<int64_t, uint32_t, uint32_t>> searches;
     /// As a target: its state's id in the shared graph of the searches of
@@ -1394,10 +1408,15 @@ struct ReshardPlanner::CostIndex {
   std::vector<std::unique_ptr<Search>> searches;
 
   /// The entry of `shape` (created with planReshard's shape checks, in its
-  /// order and with its messages); lastShape points at it.
+  /// order and with its messages); lastShape points at it. The last shape's
+  /// test is inline: it runs for every priced pair.
   ShapeEntry &entry(const DeviceMesh &mesh, const std::vector<int64_t> &shape) {
     if (lastShape != shapes.end() && lastShape->first == shape)
       return lastShape->second;
+    return otherEntry(mesh, shape);
+  }
+  ShapeEntry &otherEntry(const DeviceMesh &mesh,
+                         const std::vector<int64_t> &shape) {
     bool inserted;
     std::tie(lastShape, inserted) = shapes.try_emplace(shape);
     lastFrom = ~0u;
@@ -1478,8 +1497,13 @@ struct ReshardPlanner::CostIndex {
     // is read (evenState assumes at most kMaxAxes axes).
     if (entry.error.empty()) {
       info.invalid = l.validate(mesh, &shape);
-      if (info.invalid.empty() && !info.uneven)
+      if (info.invalid.empty() && !info.uneven) {
         info.state = Search::evenState(l);
+        info.partialSig = info.state.kind;
+        for (int a = 0; a < kMaxAxes; ++a)
+          if (info.state.dim[a] == kPartial)
+            info.partialSig |= 1u << (8 + a);
+      }
     }
     entry.layouts.push_back(std::move(info));
     return id;
@@ -1573,10 +1597,7 @@ ReshardPlanner::costUs(const std::vector<int64_t> &globalShape,
     return 0.0;
 
   // MakePartial edges depend on the target's partial axes and kind.
-  uint32_t sig = target.kind;
-  for (int a = 0; a < kMaxAxes; ++a)
-    if (target.dim[a] == kPartial)
-      sig |= 1u << (8 + a);
+  uint32_t sig = toInfo.partialSig;
   uint32_t searchId = ~0u;
   for (auto [eb, s, id] : fromInfo.searches)
     if (eb == elemBytes && s == sig)
