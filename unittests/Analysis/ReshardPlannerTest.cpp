@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <random>
+#include <tuple>
 
 using namespace autoshard;
 
@@ -422,6 +424,43 @@ TEST(ReshardPlanner, CostUsTiesGoToTheEarlierSettledState) {
       EXPECT_EQ(plan->timeUs, *cost)
           << from.str(mesh) << " -> " << to.str(mesh) << describe(mesh, *plan);
     }
+  }
+}
+
+TEST(ReshardPlanner, CostUsMixesElementSizes) {
+  // One planner pricing the same layouts with two element sizes, in any
+  // order: each size has its own shared graphs, and a target keeps its state
+  // id in one of them at a time (the pass mixes f32 and bf16 tensors).
+  CostModel model(makeMesh({{"x", 2}, {"y", 2}}));
+  const DeviceMesh &mesh = model.getMesh();
+  std::vector<int64_t> shape = {8, 4};
+  std::vector<TensorLayout> layouts;
+  for (TensorLayout &l :
+       allLayouts(mesh, shape.size(), {ReductionKind::Sum, ReductionKind::Max}))
+    if (l.validate(mesh, &shape).empty())
+      layouts.push_back(std::move(l));
+  std::vector<std::tuple<size_t, size_t, int64_t>> todo;
+  for (size_t i = 0; i < layouts.size(); ++i)
+    for (size_t j = 0; j < layouts.size(); ++j)
+      for (int64_t elemBytes : {2, 4})
+        todo.emplace_back(i, j, elemBytes);
+  std::mt19937 rng(5);
+  std::shuffle(todo.begin(), todo.end(), rng);
+  ReshardPlanner costs(model);
+  int failures = 0;
+  for (auto [i, j, elemBytes] : todo) {
+    std::string planError, costError;
+    auto plan = planReshard(model, shape, elemBytes, layouts[i], layouts[j],
+                            PlannerOptions(), planError);
+    auto cost =
+        costs.costUs(shape, elemBytes, costs.layoutId(shape, layouts[i]),
+                     costs.layoutId(shape, layouts[j]), costError);
+    bool same = plan.has_value() == cost.has_value() &&
+                planError == costError && (!plan || plan->timeUs == *cost);
+    EXPECT_TRUE(same) << layouts[i].str(mesh) << " -> " << layouts[j].str(mesh)
+                      << " (" << elemBytes << " bytes)";
+    failures += !same;
+    ASSERT_LT(failures, 5) << "stopping after 5 failures";
   }
 }
 
