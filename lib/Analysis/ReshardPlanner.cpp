@@ -216,7 +216,7 @@ struct SharedGraph {
   /// until computed.
   std::vector<uint32_t> sigs;
   /// Per signature id: its key (kind, partial axes, shards per dim: 2 + rank
-  /// words, as the graph has one shape) at sigKeys[id * keyLen], and the
+  /// words, as the graph has one shape) at sigKeys[id * (2 + rank)], and the
   /// bytes of a shard (equal for all its states).
   std::vector<int64_t> sigKeys;
   std::vector<double> sigBytes;
@@ -311,6 +311,7 @@ public:
   static State evenState(const TensorLayout &layout);
 
 private:
+  /// run()'s setup (startMulti() has its own).
   bool prepare(const TensorLayout &from, const TensorLayout &to, State &start,
                std::string &error);
   /// Settles nodes until shared state `target` is settled; its index, or -1
