@@ -196,8 +196,6 @@ struct Pair {
   unsigned a = 0, b = 0;
   std::shared_ptr<const std::vector<double>> matrix;
   const double *m = nullptr; // matrix->data()
-  double minEntry = 0.0;
-  double weight = 0.0;
 };
 
 struct Problem {
@@ -232,6 +230,31 @@ struct Problem {
     return total;
   }
 };
+
+/// A hash of n 8-byte values' bit patterns (doubles or integers).
+template <typename T> uint64_t hashEntries(const T *x, size_t n) {
+  static_assert(sizeof(T) == sizeof(uint64_t), "hashes 8-byte values");
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t b;
+    std::memcpy(&b, x + i, sizeof(b));
+    h = (h ^ b) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+/// std::nearbyint in the default rounding mode (to nearest, ties to even)
+/// without a library call, so that quantising a table vectorises: below
+/// 2^52, adding 2^52 rounds away the fraction and subtracting it back is
+/// exact. The sign is restored as nearbyint keeps it (-0.3 gives -0.0).
+inline double roundToWhole(double x) {
+  constexpr double kTwo52 = 4503599627370496.0;
+  double magnitude = std::fabs(x);
+  if (!(magnitude < kTwo52))
+    return x; // already whole (or not a number)
+  return std::copysign((magnitude + kTwo52) - kTwo52, x);
+}
 
 Problem normalise(const SolverGraph &graph) {
   Problem pb;
@@ -270,7 +293,7 @@ Problem normalise(const SolverGraph &graph) {
   // the graph's own units (solve() evaluates the graph).
   const double scale = bound > 0.0 ? std::ldexp(1.0, 51 - exp) : 1.0;
   auto quantise = [&](double c) {
-    return finite(c) ? std::nearbyint(c * scale) : kInfeasibleCost;
+    return finite(c) ? roundToWhole(c * scale) : kInfeasibleCost;
   };
   for (unsigned v = 0; v < pb.n; ++v) {
     pb.unrestricted[v] = pb.k(v) == graph.getNumCandidates(v);
@@ -345,36 +368,36 @@ Problem normalise(const SolverGraph &graph) {
   }
   std::sort(byPair.begin(), byPair.end());
 
-  // Dense matrices of pairs made of one edge between unrestricted nodes
-  // depend only on the edge's table and direction: built once per table.
+  // A pair's matrix depends only on its edges' tables and directions (in
+  // order) and on its nodes' allowed candidates, which for an unrestricted
+  // node follow from the tables: pairs with the same such key (the layers
+  // of a model) share one matrix, built once. Sharing also lets the
+  // elimination memo recognise them by pointer.
   struct Shared {
+    std::vector<uint64_t> key;
     std::shared_ptr<const std::vector<double>> matrix;
-    double minEntry, weight;
   };
-  struct TableHash {
-    size_t
-    operator()(const std::pair<const SolverGraph::EdgeTable *, bool> &k) const {
-      return std::hash<const void *>()(k.first) * 2 + k.second;
-    }
+  std::vector<Shared> shared;
+  std::unordered_multimap<uint64_t, size_t> sharedByHash;
+  std::vector<uint64_t> key;
+  auto appendAllowed = [&](unsigned v) {
+    // Unrestricted: the candidate count is the tables' (validated).
+    key.push_back(pb.unrestricted[v] ? ~uint64_t(0) : pb.k(v));
+    if (!pb.unrestricted[v])
+      key.insert(key.end(), pb.allowed[v].begin(), pb.allowed[v].end());
   };
-  std::unordered_map<std::pair<const SolverGraph::EdgeTable *, bool>, Shared,
-                     TableHash>
-      shared;
-  auto summarise = [](const std::vector<double> &m, double &minEntry,
-                      double &weight) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    bool infeasible = false;
-    for (size_t i = 0; i + kPad < m.size(); ++i) {
-      double c = m[i];
-      lo = std::min(lo, c);
-      if (c >= kInfeasibleCost / 2)
-        infeasible = true;
-      else
-        hi = std::max(hi, c);
+  // Each table's costs quantised once, by class pair, rather than once per
+  // candidate pair of every matrix built from it.
+  std::unordered_map<const SolverGraph::EdgeTable *, std::vector<double>>
+      quantised;
+  auto quantisedCosts = [&](const SolverGraph::EdgeTable &t) {
+    auto [it, inserted] = quantised.try_emplace(&t);
+    if (inserted) {
+      it->second.resize(t.cost.size());
+      for (size_t i = 0; i < t.cost.size(); ++i)
+        it->second[i] = quantise(t.cost[i]);
     }
-    minEntry = lo;
-    // Edges that forbid combinations must be solved exactly first.
-    weight = infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
+    return it->second.data();
   };
   // Entry (x, y) of an edge's table is cost[rowOff[x] + colOff[y]]: the
   // class lookups are done once per candidate, not once per entry.
@@ -389,8 +412,25 @@ Problem normalise(const SolverGraph &graph) {
     p.a = srcFirst0 ? e0.src : e0.dst;
     p.b = srcFirst0 ? e0.dst : e0.src;
     unsigned a = p.a, b = p.b, ka = pb.k(a), kb = pb.k(b);
-    auto fill = [&](std::vector<double> &m) {
-      m.assign(size_t(ka) * kb + kPad, 0.0);
+
+    key.assign(1, last - first);
+    for (size_t i = first; i < last; ++i) {
+      const SolverGraph::Edge &e = edges[byPair[i].second];
+      key.push_back(reinterpret_cast<uintptr_t>(e.table.get()) * 2 +
+                    (e.src == a));
+    }
+    appendAllowed(a);
+    appendAllowed(b);
+    uint64_t hash = hashEntries(key.data(), key.size());
+    auto range = sharedByHash.equal_range(hash);
+    auto found = std::find_if(range.first, range.second, [&](const auto &it) {
+      return shared[it.second].key == key;
+    });
+    if (found != range.second) {
+      p.matrix = shared[found->second].matrix;
+    } else {
+      auto m = std::make_shared<std::vector<double>>();
+      m->assign(size_t(ka) * kb + kPad, 0.0);
       rowOff.resize(ka);
       colOff.resize(kb);
       for (size_t i = first; i < last; ++i) {
@@ -406,32 +446,16 @@ Problem normalise(const SolverGraph &graph) {
           unsigned c = pb.allowed[b][y];
           colOff[y] = srcFirst ? t.dstClass[c] : t.srcClass[c] * nd;
         }
-        const double *cost = t.cost.data();
+        const double *cost = quantisedCosts(t);
         for (unsigned x = 0; x < ka; ++x) {
-          double *row = m.data() + size_t(x) * kb;
+          double *row = m->data() + size_t(x) * kb;
           const double *from = cost + rowOff[x];
           for (unsigned y = 0; y < kb; ++y)
-            row[y] =
-                std::min(kInfeasibleCost, row[y] + quantise(from[colOff[y]]));
+            row[y] = std::min(kInfeasibleCost, row[y] + from[colOff[y]]);
         }
       }
-    };
-    if (last == first + 1 && pb.unrestricted[a] && pb.unrestricted[b]) {
-      auto [it, inserted] =
-          shared.try_emplace({e0.table.get(), srcFirst0}, Shared{});
-      if (inserted) {
-        auto m = std::make_shared<std::vector<double>>();
-        fill(*m);
-        summarise(*m, it->second.minEntry, it->second.weight);
-        it->second.matrix = std::move(m);
-      }
-      p.matrix = it->second.matrix;
-      p.minEntry = it->second.minEntry;
-      p.weight = it->second.weight;
-    } else {
-      auto m = std::make_shared<std::vector<double>>();
-      fill(*m);
-      summarise(*m, p.minEntry, p.weight);
+      sharedByHash.emplace(hash, shared.size());
+      shared.push_back({key, m});
       p.matrix = std::move(m);
     }
     p.m = p.matrix->data();
@@ -449,18 +473,6 @@ Problem normalise(const SolverGraph &graph) {
 
 bool strictlyBetter(double candidate, double current) {
   return candidate < current - 1e-9 * std::max(1.0, std::fabs(current));
-}
-
-/// A hash of n doubles' bit patterns.
-uint64_t hashEntries(const double *x, size_t n) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t b;
-    std::memcpy(&b, x + i, sizeof(b));
-    h = (h ^ b) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-  }
-  return h;
 }
 
 //===----------------------------------------------------------------------===//
@@ -571,10 +583,34 @@ void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
 /// A spanning forest: for every node its tree pairs, chosen by Kruskal on
 /// decreasing pair weight (ties in rank order).
 std::vector<bool> spanningForest(const Problem &pb) {
+  // A pair's weight is the spread of its finite costs; pairs that forbid
+  // combinations come first, as they must be solved exactly. Computed here
+  // rather than in normalise(): only the local search needs it. Pairs that
+  // share a matrix share its weight.
+  std::vector<double> weight(pb.pairs.size());
+  std::unordered_map<const void *, double> weightOf;
+  for (size_t id = 0; id < pb.pairs.size(); ++id) {
+    const Pair &p = pb.pairs[id];
+    auto [it, inserted] = weightOf.try_emplace(p.matrix.get(), 0.0);
+    if (inserted) {
+      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+      bool infeasible = false;
+      for (size_t i = 0, e = size_t(pb.k(p.a)) * pb.k(p.b); i < e; ++i) {
+        double c = p.m[i];
+        lo = std::min(lo, c);
+        if (c >= kInfeasibleCost / 2)
+          infeasible = true;
+        else
+          hi = std::max(hi, c);
+      }
+      it->second = infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
+    }
+    weight[id] = it->second;
+  }
   std::vector<unsigned> order(pb.pairs.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](unsigned x, unsigned y) {
-    return pb.pairs[x].weight > pb.pairs[y].weight;
+    return weight[x] > weight[y];
   });
   std::vector<unsigned> parent(pb.n);
   std::iota(parent.begin(), parent.end(), 0u);
