@@ -867,10 +867,20 @@ struct Eliminator {
   uint64_t work = 0, stored = 0;
 
   using Table = std::shared_ptr<const std::vector<double>>;
+  /// A list of nodes stored elsewhere (a step's scope in `scopes`, a pair's
+  /// ends in `pairScopes`), which outlives the factors that refer to it.
+  struct Scope {
+    const unsigned *nodes = nullptr;
+    size_t size = 0;
+    const unsigned *begin() const { return nodes; }
+    const unsigned *end() const { return nodes + size; }
+    unsigned operator[](size_t i) const { return nodes[i]; }
+  };
   struct Factor {
-    std::vector<unsigned> scope; // nodes, row-major (last is minor)
+    Scope scope; // nodes, row-major (last is minor)
     /// Shared with the problem's pair matrices for the initial factors, and
-    /// between repeated eliminations (see Memo).
+    /// between repeated eliminations (see Memo). Tables with equal entries
+    /// are one object (see intern()).
     Table table;
     /// Hash of the table's entries (for the memo).
     uint64_t hash = 0;
@@ -884,8 +894,8 @@ struct Eliminator {
   /// stops growing after kMemoEntries entries (already stored ones still
   /// hit).
   struct MemoEntry {
-    std::vector<double> unary;
-    std::vector<size_t> layout; // strides of every input, see eliminate()
+    const std::vector<double> *unary; // the problem's, which outlives us
+    std::vector<size_t> layout;       // strides of every input, see eliminate()
     std::vector<Table> inputs;
     Table table;
     uint64_t hash = 0;
@@ -894,11 +904,20 @@ struct Eliminator {
   static constexpr size_t kMemoEntries = 1 << 16;
   std::unordered_multimap<uint64_t, MemoEntry> memo;
   size_t memoHits = 0;
+  /// Every distinct table so far by the hash of its entries (bounded with
+  /// the memo, whose entries keep the tables alive anyway).
+  std::unordered_multimap<uint64_t, Table> interned;
   std::vector<Factor> factors;
-  std::vector<std::vector<unsigned>> factorsOf; // node -> factor ids
+  /// node -> the factors on it, in creation order: factorsOf[v] is
+  /// factorIds[factorBegin[v]] up to factorEnd[v]. Each node's room is
+  /// counted from the plan (its pairs and the scopes it is in), so adding a
+  /// factor never allocates.
+  std::vector<unsigned> factorIds;
+  std::vector<size_t> factorBegin, factorEnd;
+  std::vector<unsigned> pairScopes; // pair i's ends at 2 * i
   struct Step {
     unsigned node;
-    std::vector<unsigned> scope;
+    Scope scope;
     std::shared_ptr<const std::vector<unsigned>> argmin;
   };
   std::vector<Step> steps;
@@ -997,22 +1016,33 @@ struct Eliminator {
     unsigned n = pb.n;
     if (!plan())
       return false;
-    factorsOf.resize(n);
-    std::unordered_map<const void *, uint64_t> pairHashes;
-    for (const Pair &p : pb.pairs) {
-      Factor f;
-      f.scope = {p.a, p.b};
-      f.table = p.matrix;
-      auto [it, inserted] = pairHashes.try_emplace(p.matrix.get(), 0);
-      if (inserted)
-        it->second = hashEntries(p.m, size_t(pb.k(p.a)) * pb.k(p.b));
-      f.hash = it->second;
-      factorsOf[p.a].push_back(factors.size());
-      factorsOf[p.b].push_back(factors.size());
-      factors.push_back(std::move(f));
+    factorBegin.assign(n + 1, 0);
+    for (const Pair &p : pb.pairs)
+      ++factorBegin[p.a + 1], ++factorBegin[p.b + 1];
+    for (const std::vector<unsigned> &scope : scopes)
+      for (unsigned u : scope)
+        ++factorBegin[u + 1];
+    for (unsigned v = 0; v < n; ++v)
+      factorBegin[v + 1] += factorBegin[v];
+    factorIds.resize(factorBegin[n]);
+    factorEnd.assign(factorBegin.begin(), factorBegin.end() - 1);
+    factors.reserve(pb.pairs.size() + n);
+    steps.reserve(n);
+    pairScopes.resize(2 * pb.pairs.size());
+    std::unordered_map<const void *, std::pair<Table, uint64_t>> pairTables;
+    for (size_t i = 0; i < pb.pairs.size(); ++i) {
+      const Pair &p = pb.pairs[i];
+      pairScopes[2 * i] = p.a;
+      pairScopes[2 * i + 1] = p.b;
+      auto [it, inserted] = pairTables.try_emplace(p.matrix.get());
+      if (inserted) {
+        it->second.second = hashEntries(p.m, size_t(pb.k(p.a)) * pb.k(p.b));
+        it->second.first = intern(p.matrix, it->second.second);
+      }
+      addFactor({&pairScopes[2 * i], 2}, it->second.first, it->second.second);
     }
     for (size_t i = 0; i < n; ++i)
-      if (!eliminate(order[i], std::move(scopes[i])))
+      if (!eliminate(order[i], {scopes[i].data(), scopes[i].size()}))
         return false;
     // Decode in reverse elimination order.
     out.assign(n, 0);
@@ -1025,15 +1055,44 @@ struct Eliminator {
     return true;
   }
 
+  void addFactor(Scope scope, Table table, uint64_t hash) {
+    for (unsigned u : scope)
+      factorIds[factorEnd[u]++] = factors.size();
+    factors.push_back({scope, std::move(table), hash, true});
+  }
+
+  /// Whether two tables hold the same entries, bit for bit (the memo's
+  /// hashes are of the bits).
+  static bool sameEntries(const std::vector<double> &x,
+                          const std::vector<double> &y) {
+    return x.size() == y.size() &&
+           std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+  }
+
+  /// `table`, or an earlier table with the same entries (`hash` is theirs,
+  /// see hashEntries). Equal tables are then one object, so the memo's
+  /// check of a repeated step's inputs is a pointer comparison however the
+  /// tables were made (a layer computed before the memo settled makes
+  /// copies of the tables of the one before).
+  Table intern(Table table, uint64_t hash) {
+    auto range = interned.equal_range(hash);
+    for (auto it = range.first; it != range.second; ++it)
+      if (sameEntries(*it->second, *table))
+        return it->second;
+    if (memo.size() < kMemoEntries)
+      interned.emplace(hash, table);
+    return table;
+  }
+
   /// Strides of factor `f`'s table for the positions of `scope` (0 where
   /// absent) and for `v`, in `strides` and `vStride`.
-  void stridesOf(const Factor &f, const std::vector<unsigned> &scope,
-                 unsigned v, size_t *strides, size_t &vStride) const {
-    std::fill(strides, strides + scope.size(), 0);
+  void stridesOf(Scope fScope, Scope scope, unsigned v, size_t *strides,
+                 size_t &vStride) const {
+    std::fill(strides, strides + scope.size, 0);
     vStride = 0;
     size_t stride = 1;
-    for (size_t j = f.scope.size(); j-- > 0;) {
-      unsigned u = f.scope[j];
+    for (size_t j = fScope.size; j-- > 0;) {
+      unsigned u = fScope[j];
       if (u == v)
         vStride = stride;
       else
@@ -1052,9 +1111,9 @@ struct Eliminator {
       if (u != w)
         scope.push_back(u);
     scope.push_back(w);
-    std::vector<size_t> oldStride(f.scope.size());
+    std::vector<size_t> oldStride(f.scope.size);
     size_t stride = 1;
-    for (size_t j = f.scope.size(); j-- > 0;) {
+    for (size_t j = f.scope.size; j-- > 0;) {
       oldStride[j] = stride;
       stride *= pb.k(f.scope[j]);
     }
@@ -1088,33 +1147,32 @@ struct Eliminator {
   /// (or constant), so the additions and comparisons vectorise; each entry's
   /// sum is formed in the same order as a per-entry loop would, so the result
   /// does not depend on this layout.
-  bool eliminate(unsigned v, std::vector<unsigned> stepScope) {
+  bool eliminate(unsigned v, Scope scope) {
     Step step;
     step.node = v;
-    step.scope = std::move(stepScope);
-    const std::vector<unsigned> &scope = step.scope;
+    step.scope = scope;
     size_t size = 1;
     for (unsigned u : scope)
       size *= pb.k(u);
     unsigned kv = pb.k(v);
+    // v's live factors, in id order (each list is in creation order, each
+    // factor once).
     std::vector<unsigned> &live = liveScratch;
     live.clear();
-    for (unsigned id : factorsOf[v])
-      if (factors[id].alive)
-        live.push_back(id);
-    std::sort(live.begin(), live.end());
-    live.erase(std::unique(live.begin(), live.end()), live.end());
+    for (size_t i = factorBegin[v]; i < factorEnd[v]; ++i)
+      if (factors[factorIds[i]].alive)
+        live.push_back(factorIds[i]);
     // The innermost node w (the scope's last) and the outer positions.
-    const size_t numOuter = scope.empty() ? 0 : scope.size() - 1;
+    const size_t numOuter = scope.size ? scope.size - 1 : 0;
     const size_t rowStride = numOuter + 1;
-    const unsigned kw = scope.empty() ? 1 : pb.k(scope.back());
+    const unsigned kw = scope.size ? pb.k(scope[numOuter]) : 1;
     const size_t numLive = live.size();
     // Every input's strides (outer positions, w, then v): with the scope's
     // sizes, v's unary costs and the tables, they determine the result.
     std::vector<size_t> &layout = layoutScratch;
     layout.assign(numLive * (rowStride + 1), 0);
     for (size_t i = 0; i < numLive; ++i)
-      stridesOf(factors[live[i]], scope, v, &layout[i * (rowStride + 1)],
+      stridesOf(factors[live[i]].scope, scope, v, &layout[i * (rowStride + 1)],
                 layout[i * (rowStride + 1) + rowStride]);
     // The scope's sizes follow from the strides and the tables' sizes; they
     // are part of the key anyway.
@@ -1138,13 +1196,16 @@ struct Eliminator {
     auto range = memo.equal_range(key);
     for (auto it = range.first; it != range.second && !hit; ++it) {
       const MemoEntry &e = it->second;
-      if (e.unary != unaryV || e.layout != layout ||
-          e.inputs.size() != numLive || e.argmin->size() != size)
+      if (e.inputs.size() != numLive || e.argmin->size() != size ||
+          e.layout != layout ||
+          (e.unary != &unaryV && !sameEntries(*e.unary, unaryV)))
         continue;
+      // Equal tables are mostly one object (see intern()); the entries are
+      // compared otherwise.
       bool same = true;
       for (size_t i = 0; i < numLive && same; ++i) {
         const Table &t = factors[live[i]].table;
-        same = t == e.inputs[i] || *t == *e.inputs[i];
+        same = t == e.inputs[i] || sameEntries(*t, *e.inputs[i]);
       }
       if (same)
         hit = &e;
@@ -1164,9 +1225,10 @@ struct Eliminator {
         return false;
       computeTable(v, scope, live, layout, size, kw, numOuter, g, step);
       g.hash = hashEntries(g.table->data(), size);
+      g.table = intern(std::move(g.table), g.hash);
       if (memo.size() < kMemoEntries) {
         MemoEntry e;
-        e.unary = unaryV;
+        e.unary = &unaryV;
         e.layout = layout;
         for (unsigned id : live)
           e.inputs.push_back(factors[id].table);
@@ -1180,11 +1242,8 @@ struct Eliminator {
       factors[id].alive = false;
       factors[id].table.reset();
     }
-    if (!scope.empty()) {
-      for (unsigned u : scope)
-        factorsOf[u].push_back(factors.size());
-      factors.push_back(std::move(g));
-    }
+    if (scope.size)
+      addFactor(scope, std::move(g.table), g.hash);
     steps.push_back(std::move(step));
     return true;
   }
@@ -1192,8 +1251,7 @@ struct Eliminator {
   /// The new table and argmin of eliminating v (see eliminate()).
   /// `layout` holds each live factor's strides as eliminate() computed them
   /// (the scope's positions, then v).
-  void computeTable(unsigned v, const std::vector<unsigned> &scope,
-                    const std::vector<unsigned> &live,
+  void computeTable(unsigned v, Scope scope, const std::vector<unsigned> &live,
                     const std::vector<size_t> &layout, size_t size, unsigned kw,
                     size_t numOuter, Factor &g, Step &step) {
     const size_t numLive = live.size();
@@ -1209,15 +1267,14 @@ struct Eliminator {
       const size_t *given = layout.data() + i * (rowStride + 1);
       std::copy(given, given + rowStride, st);
       vStride[i] = given[rowStride];
-      size_t ws = scope.empty() ? 0 : st[numOuter];
+      size_t ws = scope.size ? st[numOuter] : 0;
       if (ws > 1) {
         // w is not minor in this factor: use a copy where it is.
         std::vector<unsigned> copyScope;
-        copies.push_back(minorCopy(f, scope.back(), copyScope));
+        copies.push_back(minorCopy(f, scope[numOuter], copyScope));
         tab[i] = copies.back().data();
-        Factor t;
-        t.scope = std::move(copyScope);
-        stridesOf(t, scope, v, st, vStride[i]);
+        stridesOf({copyScope.data(), copyScope.size()}, scope, v, st,
+                  vStride[i]);
         ws = 1;
       } else {
         tab[i] = f.table->data();
