@@ -940,17 +940,24 @@ struct Eliminator {
     // Nodes by (depth, rank): the repeated layers of a model are then
     // eliminated alike, one after the other, with their scopes in the same
     // order, so the memo shares their steps.
-    auto pos = [&](unsigned v) {
-      return (uint64_t(pb.depth[v]) << 32) | pb.rank[v];
-    };
+    std::vector<uint64_t> pos(n);
+    for (unsigned v = 0; v < n; ++v)
+      pos[v] = (uint64_t(pb.depth[v]) << 32) | pb.rank[v];
+    auto byPos = [&](unsigned x, unsigned y) { return pos[x] < pos[y]; };
     std::vector<std::vector<unsigned>> adj(n); // sorted by pos
-    auto byRank = [&](unsigned x, unsigned y) { return pos(x) < pos(y); };
+    {
+      std::vector<unsigned> degree(n, 0);
+      for (const Pair &p : pb.pairs)
+        ++degree[p.a], ++degree[p.b];
+      for (unsigned v = 0; v < n; ++v)
+        adj[v].reserve(degree[v]);
+    }
     for (const Pair &p : pb.pairs) {
       adj[p.a].push_back(p.b);
       adj[p.b].push_back(p.a);
     }
     for (auto &a : adj) {
-      std::sort(a.begin(), a.end(), byRank);
+      std::sort(a.begin(), a.end(), byPos);
       a.erase(std::unique(a.begin(), a.end()), a.end());
     }
     auto tableSize = [&](unsigned v) {
@@ -961,14 +968,24 @@ struct Eliminator {
     };
     // A heap with stale entries skipped on the way out (a node's entry is
     // current while its score is unchanged) pops what an ordered set of the
-    // current entries would.
-    using Item = std::tuple<double, uint64_t, unsigned>; // (score, pos, v)
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+    // current entries would. Positions are distinct, so (score, pos) orders
+    // the entries as (score, pos, v) would.
+    struct Item {
+      double score;
+      uint64_t pos;
+      unsigned v;
+    };
+    auto later = [](const Item &x, const Item &y) {
+      return x.score != y.score ? x.score > y.score : x.pos > y.pos;
+    };
+    std::vector<Item> queue;
+    queue.reserve(2 * size_t(n));
     std::vector<double> score(n);
     for (unsigned v = 0; v < n; ++v) {
       score[v] = tableSize(v);
-      queue.push({score[v], pos(v), v});
+      queue.push_back({score[v], pos[v], v});
     }
+    std::make_heap(queue.begin(), queue.end(), later);
     order.clear();
     scopes.clear();
     order.reserve(n);
@@ -976,9 +993,11 @@ struct Eliminator {
     std::vector<bool> gone(n, false);
     std::vector<unsigned> merged;
     while (!queue.empty()) {
-      auto [itemScore, itemPos, v] = queue.top();
-      queue.pop();
-      if (gone[v] || itemScore != score[v])
+      std::pop_heap(queue.begin(), queue.end(), later);
+      Item item = queue.back();
+      queue.pop_back();
+      unsigned v = item.v;
+      if (gone[v] || item.score != score[v])
         continue;
       if (score[v] > static_cast<double>(maxTable))
         return false;
@@ -986,22 +1005,33 @@ struct Eliminator {
       order.push_back(v);
       scopes.push_back(std::move(adj[v]));
       const std::vector<unsigned> &nbrs = scopes.back();
-      // The neighbours now form a clique (the new factor's scope).
+      // The neighbours now form a clique (the new factor's scope): each
+      // one's list becomes the union of it and the scope, less itself and
+      // v, merged in one pass (the buffers are swapped, not reallocated).
       for (unsigned u : nbrs) {
+        const std::vector<unsigned> &au = adj[u];
         merged.clear();
-        std::set_union(adj[u].begin(), adj[u].end(), nbrs.begin(), nbrs.end(),
-                       std::back_inserter(merged), byRank);
-        merged.erase(
-            std::remove_if(merged.begin(), merged.end(),
-                           [&](unsigned w) { return w == u || w == v; }),
-            merged.end());
-        adj[u].assign(merged.begin(), merged.end());
+        auto x = au.begin(), xe = au.end();
+        auto y = nbrs.begin(), ye = nbrs.end();
+        while (x != xe || y != ye) {
+          unsigned w;
+          if (y == ye || (x != xe && pos[*x] < pos[*y]))
+            w = *x++;
+          else if (x == xe || pos[*y] < pos[*x])
+            w = *y++;
+          else
+            w = (++y, *x++);
+          if (w != u && w != v)
+            merged.push_back(w);
+        }
+        adj[u].swap(merged);
       }
       for (unsigned u : nbrs) {
         double updated = tableSize(u);
         if (updated != score[u]) {
           score[u] = updated;
-          queue.push({score[u], pos(u), u});
+          queue.push_back({score[u], pos[u], u});
+          std::push_heap(queue.begin(), queue.end(), later);
         }
       }
     }
