@@ -16,11 +16,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
-#include <map>
 #include <numeric>
-#include <queue>
-#include <set>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -75,8 +71,15 @@ std::string SolverGraph::validate() const {
   for (unsigned n = 0; n < nodes.size(); ++n)
     if (nodes[n].costs.empty())
       return "node '" + nodes[n].key + "' has no candidate";
-  // A shared table is checked once (its sizes against each edge's nodes).
-  std::set<const EdgeTable *> checked;
+  // A shared table is checked once (its sizes against each edge's nodes):
+  // the distinct tables, sorted, with a flag each (no node allocations).
+  std::vector<const EdgeTable *> tables;
+  tables.reserve(edges.size());
+  for (const Edge &e : edges)
+    tables.push_back(e.table.get());
+  std::sort(tables.begin(), tables.end(), std::less<const EdgeTable *>());
+  tables.erase(std::unique(tables.begin(), tables.end()), tables.end());
+  std::vector<bool> checked(tables.size(), false);
   for (const Edge &e : edges) {
     if (e.src >= nodes.size() || e.dst >= nodes.size())
       return "edge refers to a node that does not exist";
@@ -90,8 +93,12 @@ std::string SolverGraph::validate() const {
         t.dstClass.size() != getNumCandidates(e.dst))
       return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
              "' does not map every candidate to a class";
-    if (!checked.insert(&t).second)
+    size_t index = std::lower_bound(tables.begin(), tables.end(), &t,
+                                    std::less<const EdgeTable *>()) -
+                   tables.begin();
+    if (checked[index])
       continue;
+    checked[index] = true;
     if (t.cost.size() != static_cast<size_t>(t.numSrcClasses) * t.numDstClasses)
       return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
              "' has a cost table of the wrong size";
@@ -210,8 +217,20 @@ struct Problem {
   /// cycle): equal positions in repeated layers differ by a constant.
   std::vector<unsigned> depth;
   std::vector<Pair> pairs;
-  /// node -> incident pair ids.
-  std::vector<std::vector<unsigned>> incident;
+  /// node -> incident pair ids (see incident()), in one array: node v's
+  /// are incidentIds[incidentBegin[v]] up to incidentBegin[v + 1].
+  std::vector<unsigned> incidentIds, incidentBegin;
+
+  struct IdRange {
+    const unsigned *first, *last;
+    const unsigned *begin() const { return first; }
+    const unsigned *end() const { return last; }
+  };
+  /// Pair ids incident to v, in increasing order.
+  IdRange incident(unsigned v) const {
+    const unsigned *ids = incidentIds.data();
+    return {ids + incidentBegin[v], ids + incidentBegin[v + 1]};
+  }
 
   unsigned k(unsigned v) const { return allowed[v].size(); }
   /// Cost of pair p with node v at local candidate cv and the other end at co.
@@ -463,10 +482,19 @@ Problem normalise(const SolverGraph &graph) {
     first = last;
   }
 
-  pb.incident.resize(pb.n);
-  for (unsigned id = 0; id < pb.pairs.size(); ++id) {
-    pb.incident[pb.pairs[id].a].push_back(id);
-    pb.incident[pb.pairs[id].b].push_back(id);
+  pb.incidentBegin.assign(pb.n + 1, 0);
+  for (const Pair &p : pb.pairs)
+    ++pb.incidentBegin[p.a + 1], ++pb.incidentBegin[p.b + 1];
+  for (unsigned v = 0; v < pb.n; ++v)
+    pb.incidentBegin[v + 1] += pb.incidentBegin[v];
+  pb.incidentIds.resize(2 * pb.pairs.size());
+  {
+    std::vector<unsigned> fill(pb.incidentBegin.begin(),
+                               pb.incidentBegin.end() - 1);
+    for (unsigned id = 0; id < pb.pairs.size(); ++id) {
+      pb.incidentIds[fill[pb.pairs[id].a]++] = id;
+      pb.incidentIds[fill[pb.pairs[id].b]++] = id;
+    }
   }
   return pb;
 }
@@ -760,7 +788,7 @@ void solveForest(const Problem &pb, ForestCache &cache,
     bfs.push_back(r);
     while (head < bfs.size()) {
       unsigned v = bfs[head++];
-      for (unsigned id : pb.incident[v]) {
+      for (unsigned id : pb.incident(v)) {
         if (!inTree[id])
           continue;
         unsigned w = pb.other(pb.pairs[id], v);
@@ -833,7 +861,7 @@ bool icm(const Problem &pb, const ForestCache &cache,
       if (kv < 2)
         continue;
       local.assign(pb.unary[v].begin(), pb.unary[v].end());
-      for (unsigned id : pb.incident[v])
+      for (unsigned id : pb.incident(v))
         addCosts(local, cache.given(pb, id, v, x[pb.other(pb.pairs[id], v)]));
       unsigned arg = x[v];
       for (unsigned c = 0; c < kv; ++c)
@@ -1387,7 +1415,7 @@ neighbourhoodDP(const Problem &pb, const ForestCache &cache,
   for (unsigned v = 0; v < pb.n; ++v) {
     unsigned kv = pb.k(v);
     local.assign(pb.unary[v].begin(), pb.unary[v].end());
-    for (unsigned id : pb.incident[v])
+    for (unsigned id : pb.incident(v))
       addCosts(local, cache.given(pb, id, v, x[pb.other(pb.pairs[id], v)]));
     best.clear();
     for (unsigned c = 0; c < kv; ++c) {
@@ -1489,7 +1517,7 @@ std::vector<bool> inducedForest(const Problem &pb,
   std::vector<unsigned> roots;
   for (unsigned v : order) {
     roots.clear();
-    for (unsigned id : pb.incident[v]) {
+    for (unsigned id : pb.incident(v)) {
       unsigned w = pb.other(pb.pairs[id], v);
       if (block[w])
         roots.push_back(find(w));
@@ -1518,7 +1546,7 @@ std::vector<unsigned> treeOrder(const Problem &pb,
     order.push_back(r);
     while (head < order.size()) {
       unsigned v = order[head++];
-      for (unsigned id : pb.incident[v]) {
+      for (unsigned id : pb.incident(v)) {
         unsigned w = pb.other(pb.pairs[id], v);
         if (!inTree[id] || seen[w])
           continue;
@@ -1668,7 +1696,7 @@ struct BranchAndBound {
           pick = v;
       pos[pick] = step;
       order.push_back(pick);
-      for (unsigned id : pb.incident[pick])
+      for (unsigned id : pb.incident(pick))
         ++placedNbrs[pb.other(pb.pairs[id], pick)];
     }
     fwd.resize(n);
@@ -1725,7 +1753,7 @@ struct BranchAndBound {
       double here = partial[v][c];
       x[v] = c;
       // Charge the pairs to later nodes into their partial costs.
-      for (unsigned id : pb.incident[v]) {
+      for (unsigned id : pb.incident(v)) {
         const Pair &p = pb.pairs[id];
         unsigned w = pb.other(p, v);
         if (pos[w] <= depth)
@@ -1734,7 +1762,7 @@ struct BranchAndBound {
           partial[w][cw] += pb.pairCost(p, w, cw, c);
       }
       search(depth + 1, soFar + here);
-      for (unsigned id : pb.incident[v]) {
+      for (unsigned id : pb.incident(v)) {
         const Pair &p = pb.pairs[id];
         unsigned w = pb.other(p, v);
         if (pos[w] <= depth)
