@@ -18,6 +18,7 @@
 #include <limits>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 using namespace autoshard;
@@ -71,15 +72,9 @@ std::string SolverGraph::validate() const {
   for (unsigned n = 0; n < nodes.size(); ++n)
     if (nodes[n].costs.empty())
       return "node '" + nodes[n].key + "' has no candidate";
-  // A shared table is checked once (its sizes against each edge's nodes):
-  // the distinct tables, sorted, with a flag each (no node allocations).
-  std::vector<const EdgeTable *> tables;
-  tables.reserve(edges.size());
-  for (const Edge &e : edges)
-    tables.push_back(e.table.get());
-  std::sort(tables.begin(), tables.end(), std::less<const EdgeTable *>());
-  tables.erase(std::unique(tables.begin(), tables.end()), tables.end());
-  std::vector<bool> checked(tables.size(), false);
+  // A shared table is checked once (its sizes against each edge's nodes).
+  std::unordered_set<const EdgeTable *> checked;
+  checked.reserve(edges.size());
   for (const Edge &e : edges) {
     if (e.src >= nodes.size() || e.dst >= nodes.size())
       return "edge refers to a node that does not exist";
@@ -93,12 +88,8 @@ std::string SolverGraph::validate() const {
         t.dstClass.size() != getNumCandidates(e.dst))
       return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
              "' does not map every candidate to a class";
-    size_t index = std::lower_bound(tables.begin(), tables.end(), &t,
-                                    std::less<const EdgeTable *>()) -
-                   tables.begin();
-    if (checked[index])
+    if (!checked.insert(&t).second)
       continue;
-    checked[index] = true;
     if (t.cost.size() != static_cast<size_t>(t.numSrcClasses) * t.numDstClasses)
       return "edge '" + nodes[e.src].key + "' -> '" + nodes[e.dst].key +
              "' has a cost table of the wrong size";
