@@ -985,42 +985,54 @@ struct Eliminator {
         size *= pb.k(u);
       return size;
     };
-    // A heap with stale entries skipped on the way out (a node's entry is
-    // current while its score is unchanged) pops what an ordered set of the
-    // current entries would. Positions are distinct, so (score, pos) orders
-    // the entries as (score, pos, v) would.
-    struct Item {
-      double score;
-      uint64_t pos;
-      unsigned v;
-    };
-    auto later = [](const Item &x, const Item &y) {
-      return x.score != y.score ? x.score > y.score : x.pos > y.pos;
-    };
-    std::vector<Item> queue;
-    queue.reserve(2 * size_t(n));
+    // The remaining nodes in a binary heap on (score, pos), with each node's
+    // slot in it, so a changed score moves the node's one entry (no stale
+    // entries). Positions are distinct, so the order is total.
     std::vector<double> score(n);
+    auto before = [&](unsigned x, unsigned y) {
+      return score[x] != score[y] ? score[x] < score[y] : pos[x] < pos[y];
+    };
+    std::vector<unsigned> heap(n), slot(n);
+    auto place = [&](size_t i, unsigned v) {
+      heap[i] = v;
+      slot[v] = i;
+    };
+    auto siftUp = [&](size_t i) {
+      unsigned v = heap[i];
+      for (; i > 0 && before(v, heap[(i - 1) / 2]); i = (i - 1) / 2)
+        place(i, heap[(i - 1) / 2]);
+      place(i, v);
+    };
+    auto siftDown = [&](size_t i) {
+      unsigned v = heap[i];
+      for (size_t child; (child = 2 * i + 1) < heap.size(); i = child) {
+        if (child + 1 < heap.size() && before(heap[child + 1], heap[child]))
+          ++child;
+        if (!before(heap[child], v))
+          break;
+        place(i, heap[child]);
+      }
+      place(i, v);
+    };
     for (unsigned v = 0; v < n; ++v) {
       score[v] = tableSize(v);
-      queue.push_back({score[v], pos[v], v});
+      place(v, v);
     }
-    std::make_heap(queue.begin(), queue.end(), later);
+    for (size_t i = n / 2; i-- > 0;)
+      siftDown(i);
     order.clear();
     scopes.clear();
     order.reserve(n);
     scopes.reserve(n);
-    std::vector<bool> gone(n, false);
     std::vector<unsigned> merged;
-    while (!queue.empty()) {
-      std::pop_heap(queue.begin(), queue.end(), later);
-      Item item = queue.back();
-      queue.pop_back();
-      unsigned v = item.v;
-      if (gone[v] || item.score != score[v])
-        continue;
+    while (!heap.empty()) {
+      unsigned v = heap[0];
       if (score[v] > static_cast<double>(maxTable))
         return false;
-      gone[v] = true;
+      place(0, heap.back());
+      heap.pop_back();
+      if (!heap.empty())
+        siftDown(0);
       order.push_back(v);
       scopes.push_back(std::move(adj[v]));
       const std::vector<unsigned> &nbrs = scopes.back();
@@ -1047,11 +1059,14 @@ struct Eliminator {
       }
       for (unsigned u : nbrs) {
         double updated = tableSize(u);
-        if (updated != score[u]) {
-          score[u] = updated;
-          queue.push_back({score[u], pos[u], u});
-          std::push_heap(queue.begin(), queue.end(), later);
-        }
+        if (updated == score[u])
+          continue;
+        bool up = updated < score[u];
+        score[u] = updated;
+        if (up)
+          siftUp(slot[u]);
+        else
+          siftDown(slot[u]);
       }
     }
     return true;
