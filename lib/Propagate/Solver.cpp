@@ -512,28 +512,32 @@ typedef long long M4 __attribute__((vector_size(32)));
 
 /// The inner loops of an elimination with N live factors (the common
 /// counts get unrolled instances): rows[i] is factor i's row over the
-/// scope's last node for candidate cv, or a splat of its constant.
-template <int N>
+/// scope's last node for candidate cv, or, for a factor without that node
+/// (only when Splat), four copies of its constant, read at offset
+/// w & mask[i] = 0 for every w rather than copied kw times.
+template <int N, bool Splat>
 inline void
 minRowN(unsigned kv, unsigned kw4, size_t numLive, const double *unary,
         const double *const *tab, const size_t *base, const size_t *vStride,
         const size_t *wStride, double *best, double *arg, double *splat) {
   const size_t n = N > 0 ? N : numLive;
   const double *rows[8];
+  size_t masks[8];
   const double **rowsP = n <= 8 ? rows : new const double *[n];
+  size_t *mask = n <= 8 ? masks : new size_t[n];
+  for (size_t i = 0; i < n; ++i)
+    mask[i] = wStride[i] ? ~size_t(0) : 0;
   for (unsigned cv = 0; cv < kv; ++cv) {
     const double u = unary[cv];
     const double cvd = cv;
     const V4 c = {cvd, cvd, cvd, cvd};
     for (size_t i = 0; i < n; ++i) {
       const double *row = tab[i] + base[i] + cv * vStride[i];
-      if (wStride[i]) {
+      if (!Splat || wStride[i]) {
         rowsP[i] = row;
       } else {
-        // A factor without the last node: the same value for every w.
-        double *sp = splat + i * kw4;
-        for (unsigned w = 0; w < kw4; ++w)
-          sp[w] = row[0];
+        double *sp = splat + 4 * i;
+        sp[0] = sp[1] = sp[2] = sp[3] = row[0];
         rowsP[i] = sp;
       }
     }
@@ -541,7 +545,7 @@ minRowN(unsigned kv, unsigned kw4, size_t numLive, const double *unary,
       V4 sum = {u, u, u, u};
       for (size_t i = 0; i < n; ++i) {
         V4 r;
-        std::memcpy(&r, rowsP[i] + w, sizeof(r));
+        std::memcpy(&r, rowsP[i] + (Splat ? w & mask[i] : w), sizeof(r));
         sum += r;
       }
       V4 b, g;
@@ -555,8 +559,10 @@ minRowN(unsigned kv, unsigned kw4, size_t numLive, const double *unary,
       std::memcpy(arg + w, &g, sizeof(g));
     }
   }
-  if (rowsP != rows)
+  if (rowsP != rows) {
     delete[] rowsP;
+    delete[] mask;
+  }
 }
 
 /// The inner loops of an elimination, for one assignment of the scope's
@@ -565,7 +571,7 @@ minRowN(unsigned kv, unsigned kw4, size_t numLive, const double *unary,
 /// entry (added in factor order), and the first cv reaching it. Factor i's
 /// entry for (cv, w) is tab[i][base[i] + cv * vStride[i] + w * wStride[i]]
 /// with wStride 0 or 1. best and arg hold kw entries rounded up to 4;
-/// splat holds numLive times as many.
+/// splat holds 4 * numLive entries (unused when every wStride is 1).
 AUTOSHARD_VECTOR_CLONES
 void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
             const double *const *tab, const size_t *base, const size_t *vStride,
@@ -576,22 +582,38 @@ void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
     best[w] = inf;
     arg[w] = 0.0;
   }
+  // Factors without the last node need the masked reads; the rest (every
+  // forest message) keep the plain loop. The instances are called here,
+  // not through a helper, so that each target clone inlines its own: a
+  // helper without the clones would run the default target's code.
+  const bool splats =
+      std::find(wStride, wStride + numLive, 0) != wStride + numLive;
   switch (numLive) {
   case 1:
-    return minRowN<1>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
-                      best, arg, splat);
+    return splats ? minRowN<1, true>(kv, kw4, numLive, unary, tab, base,
+                                     vStride, wStride, best, arg, splat)
+                  : minRowN<1, false>(kv, kw4, numLive, unary, tab, base,
+                                      vStride, wStride, best, arg, splat);
   case 2:
-    return minRowN<2>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
-                      best, arg, splat);
+    return splats ? minRowN<2, true>(kv, kw4, numLive, unary, tab, base,
+                                     vStride, wStride, best, arg, splat)
+                  : minRowN<2, false>(kv, kw4, numLive, unary, tab, base,
+                                      vStride, wStride, best, arg, splat);
   case 3:
-    return minRowN<3>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
-                      best, arg, splat);
+    return splats ? minRowN<3, true>(kv, kw4, numLive, unary, tab, base,
+                                     vStride, wStride, best, arg, splat)
+                  : minRowN<3, false>(kv, kw4, numLive, unary, tab, base,
+                                      vStride, wStride, best, arg, splat);
   case 4:
-    return minRowN<4>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
-                      best, arg, splat);
+    return splats ? minRowN<4, true>(kv, kw4, numLive, unary, tab, base,
+                                     vStride, wStride, best, arg, splat)
+                  : minRowN<4, false>(kv, kw4, numLive, unary, tab, base,
+                                      vStride, wStride, best, arg, splat);
   default:
-    return minRowN<0>(kv, kw4, numLive, unary, tab, base, vStride, wStride,
-                      best, arg, splat);
+    return splats ? minRowN<0, true>(kv, kw4, numLive, unary, tab, base,
+                                     vStride, wStride, best, arg, splat)
+                  : minRowN<0, false>(kv, kw4, numLive, unary, tab, base,
+                                      vStride, wStride, best, arg, splat);
   }
 }
 
@@ -1351,7 +1373,7 @@ struct Eliminator {
     unsigned *__restrict outArg = argmin->data();
     const double *unary = pb.unary[v].data();
     std::vector<double> bestBuf(kw + kPad), argBuf(kw + kPad);
-    std::vector<double> splat(numLive * (kw + kPad));
+    std::vector<double> splat(4 * numLive);
     double *__restrict best = bestBuf.data();
     double *__restrict arg = argBuf.data();
     std::vector<unsigned> digit(numOuter, 0);
