@@ -307,9 +307,18 @@ Problem normalise(const SolverGraph &graph) {
   };
   for (unsigned v = 0; v < pb.n; ++v) {
     pb.unrestricted[v] = pb.k(v) == graph.getNumCandidates(v);
-    pb.unary[v].reserve(pb.k(v));
-    for (unsigned c : pb.allowed[v])
-      pb.unary[v].push_back(quantise(graph.getNode(v).costs[c]));
+    // Copied first, then quantised in place: a loop that vectorises.
+    const std::vector<double> &costs = graph.getNode(v).costs;
+    std::vector<double> &unary = pb.unary[v];
+    if (pb.unrestricted[v]) {
+      unary = costs;
+    } else {
+      unary.resize(pb.k(v));
+      for (unsigned i = 0; i < pb.k(v); ++i)
+        unary[i] = costs[pb.allowed[v][i]];
+    }
+    for (double &c : unary)
+      c = quantise(c);
   }
 
   // Rank = key order (ties by id). The keys' first 8 bytes, big-endian and
