@@ -1018,37 +1018,41 @@ struct Eliminator {
     };
     // The remaining nodes in a binary heap on (score, pos), with each node's
     // slot in it, so a changed score moves the node's one entry (no stale
-    // entries). Positions are distinct, so the order is total.
-    std::vector<double> score(n);
-    auto before = [&](unsigned x, unsigned y) {
-      return score[x] != score[y] ? score[x] < score[y] : pos[x] < pos[y];
+    // entries). Positions are distinct, so the order is total. Entries hold
+    // their keys, so comparisons do not chase node ids.
+    struct Entry {
+      double score;
+      uint64_t pos;
+      unsigned v;
+      bool operator<(const Entry &o) const {
+        return score != o.score ? score < o.score : pos < o.pos;
+      }
     };
-    std::vector<unsigned> heap(n), slot(n);
-    auto place = [&](size_t i, unsigned v) {
-      heap[i] = v;
-      slot[v] = i;
+    std::vector<Entry> heap(n);
+    std::vector<unsigned> slot(n);
+    auto place = [&](size_t i, const Entry &e) {
+      heap[i] = e;
+      slot[e.v] = i;
     };
     auto siftUp = [&](size_t i) {
-      unsigned v = heap[i];
-      for (; i > 0 && before(v, heap[(i - 1) / 2]); i = (i - 1) / 2)
+      Entry e = heap[i];
+      for (; i > 0 && e < heap[(i - 1) / 2]; i = (i - 1) / 2)
         place(i, heap[(i - 1) / 2]);
-      place(i, v);
+      place(i, e);
     };
     auto siftDown = [&](size_t i) {
-      unsigned v = heap[i];
+      Entry e = heap[i];
       for (size_t child; (child = 2 * i + 1) < heap.size(); i = child) {
-        if (child + 1 < heap.size() && before(heap[child + 1], heap[child]))
+        if (child + 1 < heap.size() && heap[child + 1] < heap[child])
           ++child;
-        if (!before(heap[child], v))
+        if (!(heap[child] < e))
           break;
         place(i, heap[child]);
       }
-      place(i, v);
+      place(i, e);
     };
-    for (unsigned v = 0; v < n; ++v) {
-      score[v] = tableSize(v);
-      place(v, v);
-    }
+    for (unsigned v = 0; v < n; ++v)
+      place(v, {tableSize(v), pos[v], v});
     for (size_t i = n / 2; i-- > 0;)
       siftDown(i);
     order.clear();
@@ -1057,8 +1061,8 @@ struct Eliminator {
     scopes.reserve(n);
     std::vector<unsigned> merged;
     while (!heap.empty()) {
-      unsigned v = heap[0];
-      if (score[v] > static_cast<double>(maxTable))
+      unsigned v = heap[0].v;
+      if (heap[0].score > static_cast<double>(maxTable))
         return false;
       place(0, heap.back());
       heap.pop_back();
@@ -1089,11 +1093,12 @@ struct Eliminator {
         adj[u].swap(merged);
       }
       for (unsigned u : nbrs) {
+        Entry &e = heap[slot[u]];
         double updated = tableSize(u);
-        if (updated == score[u])
+        if (updated == e.score)
           continue;
-        bool up = updated < score[u];
-        score[u] = updated;
+        bool up = updated < e.score;
+        e.score = updated;
         if (up)
           siftUp(slot[u]);
         else
