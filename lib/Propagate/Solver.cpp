@@ -929,8 +929,9 @@ struct Eliminator {
   struct Factor {
     Scope scope; // nodes, row-major (last is minor)
     /// Shared with the problem's pair matrices for the initial factors, and
-    /// between repeated eliminations (see Memo). Tables with equal entries
-    /// are one object (see intern()).
+    /// between repeated eliminations (see Memo). Computed tables with equal
+    /// entries are one object (see intern()), as are most equal pair
+    /// matrices (see normalise()).
     Table table;
     /// Hash of the table's entries (for the memo).
     uint64_t hash = 0;
@@ -1129,17 +1130,17 @@ struct Eliminator {
     factors.reserve(pb.pairs.size() + n);
     steps.reserve(n);
     pairScopes.resize(2 * pb.pairs.size());
-    std::unordered_map<const void *, std::pair<Table, uint64_t>> pairTables;
+    // Pair matrices are already shared by content key (see normalise()), so
+    // only the computed tables are interned.
+    std::unordered_map<const void *, uint64_t> pairHashes;
     for (size_t i = 0; i < pb.pairs.size(); ++i) {
       const Pair &p = pb.pairs[i];
       pairScopes[2 * i] = p.a;
       pairScopes[2 * i + 1] = p.b;
-      auto [it, inserted] = pairTables.try_emplace(p.matrix.get());
-      if (inserted) {
-        it->second.second = hashEntries(p.m, size_t(pb.k(p.a)) * pb.k(p.b));
-        it->second.first = intern(p.matrix, it->second.second);
-      }
-      addFactor({&pairScopes[2 * i], 2}, it->second.first, it->second.second);
+      auto [it, inserted] = pairHashes.try_emplace(p.matrix.get(), 0);
+      if (inserted)
+        it->second = hashEntries(p.m, size_t(pb.k(p.a)) * pb.k(p.b));
+      addFactor({&pairScopes[2 * i], 2}, p.matrix, it->second);
     }
     for (size_t i = 0; i < n; ++i)
       if (!eliminate(order[i], {scopes[i].data(), scopes[i].size()}))
@@ -1169,11 +1170,11 @@ struct Eliminator {
            std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
   }
 
-  /// `table`, or an earlier table with the same entries (`hash` is theirs,
-  /// see hashEntries). Equal tables are then one object, so the memo's
-  /// check of a repeated step's inputs is a pointer comparison however the
-  /// tables were made (a layer computed before the memo settled makes
-  /// copies of the tables of the one before).
+  /// `table` (a computed one), or an earlier computed table with the same
+  /// entries (`hash` is theirs, see hashEntries). Equal tables are then one
+  /// object, so the memo's check of a repeated step's inputs is a pointer
+  /// comparison however the tables were made (a layer computed before the
+  /// memo settled makes copies of the tables of the one before).
   Table intern(Table table, uint64_t hash) {
     auto range = interned.equal_range(hash);
     for (auto it = range.first; it != range.second; ++it)
