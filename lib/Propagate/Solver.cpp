@@ -143,14 +143,12 @@ autoshard::symbolizeSolverKind(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<std::vector<unsigned>>
-autoshard::resolveRestrictions(const SolverGraph &graph) {
+/// resolveRestrictions, with an empty list for every node that keeps all
+/// its candidates (most of them: no list is built for those).
+static std::vector<std::vector<unsigned>>
+resolveRestrictionsSparse(const SolverGraph &graph) {
   unsigned n = graph.getNumNodes();
   std::vector<std::vector<unsigned>> allowed(n);
-  for (unsigned v = 0; v < n; ++v) {
-    allowed[v].resize(graph.getNumCandidates(v));
-    std::iota(allowed[v].begin(), allowed[v].end(), 0u);
-  }
   // Highest priority first; among equals the smaller candidate set (the more
   // specific constraint), then the lexicographically smaller set, so the
   // order restrictions were added in does not matter.
@@ -167,13 +165,37 @@ autoshard::resolveRestrictions(const SolverGraph &graph) {
     return a->allowed < b->allowed;
   });
   for (const auto *r : order) {
+    std::vector<unsigned> &current = allowed[r->node];
+    if (current.empty()) {
+      // Every candidate: the meet is the restriction's set (less any
+      // candidate that does not exist, in a graph not validated).
+      unsigned k = graph.getNumCandidates(r->node);
+      for (unsigned c : r->allowed)
+        if (c < k)
+          current.push_back(c);
+      continue;
+    }
     std::vector<unsigned> meet;
-    std::set_intersection(allowed[r->node].begin(), allowed[r->node].end(),
-                          r->allowed.begin(), r->allowed.end(),
-                          std::back_inserter(meet));
+    std::set_intersection(current.begin(), current.end(), r->allowed.begin(),
+                          r->allowed.end(), std::back_inserter(meet));
     if (!meet.empty())
-      allowed[r->node] = std::move(meet);
+      current = std::move(meet);
   }
+  // A restriction to every candidate leaves the node unrestricted.
+  for (unsigned v = 0; v < n; ++v)
+    if (allowed[v].size() == graph.getNumCandidates(v))
+      allowed[v].clear();
+  return allowed;
+}
+
+std::vector<std::vector<unsigned>>
+autoshard::resolveRestrictions(const SolverGraph &graph) {
+  std::vector<std::vector<unsigned>> allowed = resolveRestrictionsSparse(graph);
+  for (unsigned v = 0; v < graph.getNumNodes(); ++v)
+    if (allowed[v].empty()) {
+      allowed[v].resize(graph.getNumCandidates(v));
+      std::iota(allowed[v].begin(), allowed[v].end(), 0u);
+    }
   return allowed;
 }
 
@@ -198,8 +220,11 @@ struct Pair {
 
 struct Problem {
   unsigned n = 0;
+  /// Each node's allowed candidates (see candidate()), and how many.
   std::vector<std::vector<unsigned>> allowed;
-  /// Whether allowed[v] is every candidate of v (no restriction bit).
+  std::vector<unsigned> numAllowed;
+  /// Whether v may take every candidate (no restriction bit); allowed[v] is
+  /// then empty rather than a list of them all.
   std::vector<bool> unrestricted;
   std::vector<std::vector<double>> unary;
   std::vector<unsigned> rankOrder; // nodes sorted by canonical key
@@ -223,7 +248,11 @@ struct Problem {
     return {ids + incidentBegin[v], ids + incidentBegin[v + 1]};
   }
 
-  unsigned k(unsigned v) const { return allowed[v].size(); }
+  unsigned k(unsigned v) const { return numAllowed[v]; }
+  /// The candidate of v (in the graph) at local index i.
+  unsigned candidate(unsigned v, unsigned i) const {
+    return unrestricted[v] ? i : allowed[v][i];
+  }
   /// Cost of pair p with node v at local candidate cv and the other end at co.
   double pairCost(const Pair &p, unsigned v, unsigned cv, unsigned co) const {
     return p.a == v ? p.m[cv * k(p.b) + co] : p.m[co * k(p.b) + cv];
@@ -269,8 +298,14 @@ inline double roundToWhole(double x) {
 Problem normalise(const SolverGraph &graph) {
   Problem pb;
   pb.n = graph.getNumNodes();
-  pb.allowed = resolveRestrictions(graph);
+  pb.allowed = resolveRestrictionsSparse(graph);
   pb.unrestricted.resize(pb.n);
+  pb.numAllowed.resize(pb.n);
+  for (unsigned v = 0; v < pb.n; ++v) {
+    pb.unrestricted[v] = pb.allowed[v].empty();
+    pb.numAllowed[v] =
+        pb.unrestricted[v] ? graph.getNumCandidates(v) : pb.allowed[v].size();
+  }
   pb.unary.resize(pb.n);
   // Costs become whole multiples of 2^-s, with s as large as keeps every
   // finite sum of one cost per node and per edge below 2^51: all sums are
@@ -306,7 +341,6 @@ Problem normalise(const SolverGraph &graph) {
     return finite(c) ? roundToWhole(c * scale) : kInfeasibleCost;
   };
   for (unsigned v = 0; v < pb.n; ++v) {
-    pb.unrestricted[v] = pb.k(v) == graph.getNumCandidates(v);
     // Copied first, then quantised in place: a loop that vectorises.
     const std::vector<double> &costs = graph.getNode(v).costs;
     std::vector<double> &unary = pb.unary[v];
@@ -458,11 +492,11 @@ Problem normalise(const SolverGraph &graph) {
         const SolverGraph::EdgeTable &t = *e.table;
         size_t nd = t.numDstClasses;
         for (unsigned x = 0; x < ka; ++x) {
-          unsigned c = pb.allowed[a][x];
+          unsigned c = pb.candidate(a, x);
           rowOff[x] = srcFirst ? t.srcClass[c] * nd : t.dstClass[c];
         }
         for (unsigned y = 0; y < kb; ++y) {
-          unsigned c = pb.allowed[b][y];
+          unsigned c = pb.candidate(b, y);
           colOff[y] = srcFirst ? t.dstClass[c] : t.srcClass[c] * nd;
         }
         const double *cost = quantisedCosts(t);
@@ -1452,6 +1486,8 @@ neighbourhoodDP(const Problem &pb, const ForestCache &cache,
   sub.rank = pb.rank;
   sub.depth = pb.depth;
   sub.allowed.resize(pb.n);
+  sub.numAllowed.resize(pb.n);
+  sub.unrestricted.assign(pb.n, false);
   sub.unary.resize(pb.n);
   std::vector<double> local;
   std::vector<unsigned> best; // the cheapest others so far, in order
@@ -1479,6 +1515,7 @@ neighbourhoodDP(const Problem &pb, const ForestCache &cache,
     dom.reserve(1 + best.size());
     dom.push_back(x[v]);
     dom.insert(dom.end(), best.begin(), best.end());
+    sub.numAllowed[v] = dom.size();
     sub.unary[v].reserve(dom.size());
     for (unsigned c : dom)
       sub.unary[v].push_back(pb.unary[v][c]);
@@ -1862,7 +1899,7 @@ SolverResult autoshard::solve(const SolverGraph &graph,
   }
   // Back from allowed-local indices to the nodes' candidate indices.
   for (unsigned v = 0; v < pb.n; ++v)
-    res.assignment[v] = pb.allowed[v][res.assignment[v]];
+    res.assignment[v] = pb.candidate(v, res.assignment[v]);
   res.cost = graph.evaluate(res.assignment);
   return res;
 }
