@@ -61,24 +61,19 @@ uint64_t mixAPInt(uint64_t h, const APInt &v) {
 
 } // namespace
 
-uint64_t StableHasher::hash(Type type) {
-  auto [it, inserted] = memo.try_emplace(type.getAsOpaquePointer(), 0);
-  if (!inserted)
+template <typename T> uint64_t StableHasher::memoised(T object) {
+  const void *key = object.getAsOpaquePointer();
+  if (auto it = memo.find(key); it != memo.end())
     return it->second;
-  uint64_t h = compute(type);
-  // compute() may have grown the memo: look the slot up again.
-  memo[type.getAsOpaquePointer()] = h;
+  // compute() may add to the memo: insert after it.
+  uint64_t h = compute(object);
+  memo[key] = h;
   return h;
 }
 
-uint64_t StableHasher::hash(Attribute attr) {
-  auto [it, inserted] = memo.try_emplace(attr.getAsOpaquePointer(), 0);
-  if (!inserted)
-    return it->second;
-  uint64_t h = compute(attr);
-  memo[attr.getAsOpaquePointer()] = h;
-  return h;
-}
+uint64_t StableHasher::hash(Type type) { return memoised(type); }
+
+uint64_t StableHasher::hash(Attribute attr) { return memoised(attr); }
 
 uint64_t StableHasher::compute(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type)) {

@@ -30,6 +30,7 @@ public:
   uint64_t hash(mlir::Attribute attr);
 
 private:
+  template <typename T> uint64_t memoised(T object);
   uint64_t compute(mlir::Type type);
   uint64_t compute(mlir::Attribute attr);
   uint64_t hashAffineExpr(mlir::AffineExpr expr);
