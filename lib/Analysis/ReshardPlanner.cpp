@@ -577,7 +577,7 @@ uint16_t Search::coarsen(uint16_t id, int64_t factor, int64_t extent) {
 }
 
 bool Search::isPrefixOfTarget(const State &next, int d) const {
-  const std::vector<int64_t> &t = targetLayout.dimAxes[d];
+  const LayoutAxes &t = targetLayout.dimAxes[d];
   for (int a = 0; a < numAxes; ++a) {
     if (next.dim[a] != d)
       continue;
@@ -677,7 +677,7 @@ bool Search::toState(const TensorLayout &layout, State &out,
 TensorLayout Search::toLayout(const State &s) const {
   TensorLayout l = TensorLayout::replicated(rank);
   for (int d = 0; d < rank; ++d) {
-    std::vector<int64_t> &axes = l.dimAxes[d];
+    LayoutAxes &axes = l.dimAxes[d];
     for (int a = 0; a < numAxes; ++a)
       if (s.dim[a] == d) {
         if (static_cast<int>(axes.size()) <= s.pos[a])
@@ -1461,8 +1461,7 @@ struct ReshardPlanner::CostIndex {
   /// as equal, and the messages and validity could differ).
   static bool sameLayout(const TensorLayout &a, const TensorLayout &b) {
     // Plain loops: the lists are a few elements long, too short for memcmp.
-    auto same = [](const std::vector<int64_t> &x,
-                   const std::vector<int64_t> &y) {
+    auto same = [](const auto &x, const auto &y) {
       if (x.size() != y.size())
         return false;
       for (size_t i = 0; i < x.size(); ++i)
@@ -1652,7 +1651,7 @@ ReshardPlanner::plan(const std::vector<int64_t> &globalShape, int64_t elemBytes,
       }
       k += ']';
     }
-    std::vector<int64_t> p = l.partialAxes;
+    LayoutAxes p = l.partialAxes;
     std::sort(p.begin(), p.end());
     k += 'p';
     num(static_cast<int>(l.partialKind));

@@ -268,7 +268,7 @@ LogicalResult FuncPartitioner::partitionOp(Operation *op) {
            << "has a dist.strategy without result layouts (it must be "
               "complete after --dist-propagate)";
 
-  SmallVector<TensorLayout> resultLayouts;
+  SmallVector<TensorLayout, 1> resultLayouts;
   for (LayoutAttr l : strategy.getResults())
     resultLayouts.push_back(l.toTensorLayout());
   if (failed(checkOperands(op, strategy, resultLayouts)))
@@ -423,7 +423,7 @@ LogicalResult FuncPartitioner::localise(Operation *op,
     result = localiseLinalgIndex(o);
   else if (!isa<DestinationStyleOpInterface>(op) &&
            !op->hasTrait<OpTrait::Elementwise>()) {
-    SmallVector<TensorLayout> all(results.begin(), results.end());
+    SmallVector<TensorLayout, 1> all(results.begin(), results.end());
     for (Value v : op->getOperands())
       if (isa<RankedTensorType>(v.getType()))
         all.push_back(layouts.lookup(v));
@@ -449,7 +449,7 @@ void FuncPartitioner::maskPartialConstant(Value result,
   b.setInsertionPointAfterValue(result);
   CollectiveStep step;
   step.kind = CollectiveKind::MakePartial;
-  step.axes = layout.partialAxes;
+  step.axes.assign(layout.partialAxes.begin(), layout.partialAxes.end());
   step.reduction = layout.partialKind;
   step.before = layout;
   step.before.partialAxes.clear();
@@ -579,7 +579,7 @@ static std::string checkReassociation(const DeviceMesh &mesh,
     for (int64_t d : group) {
       if (expanded.hasUnevenDim(d))
         return "uneven splits cannot pass a reshape";
-      const std::vector<int64_t> &dAxes = expanded.dimAxes[d];
+      const LayoutAxes &dAxes = expanded.dimAxes[d];
       if (!dAxes.empty() && wideMajor)
         return "dim " + std::to_string(d) +
                " of the expanded shape is split but its more major dim " +

@@ -112,8 +112,7 @@ std::string ShardingRule::verify() const {
   return "";
 }
 
-static std::string axisList(const DeviceMesh &mesh,
-                            const std::vector<int64_t> &axes) {
+static std::string axisList(const DeviceMesh &mesh, AxesRef axes) {
   std::string s = "[";
   for (size_t i = 0; i < axes.size(); ++i) {
     if (i)
@@ -172,7 +171,7 @@ struct LayoutScratch {
 /// TensorLayout::replicated), reusing its buffers.
 static void resetLayout(TensorLayout &layout, size_t rank) {
   layout.dimAxes.resize(rank);
-  for (std::vector<int64_t> &axes : layout.dimAxes)
+  for (LayoutAxes &axes : layout.dimAxes)
     axes.clear();
   layout.partialAxes.clear();
   layout.partialKind = ReductionKind::Sum;
@@ -260,7 +259,7 @@ static bool computeLayouts(const ShardingRule &rule, const DeviceMesh &mesh,
     if (!buildLayout(rule.resultDims[i], /*isResult=*/true, i,
                      resultLayouts[i]))
       return false;
-    resultLayouts[i].partialAxes = partial;
+    resultLayouts[i].partialAxes.assign(partial.begin(), partial.end());
     resultLayouts[i].partialKind = rule.reduction;
   }
   operandLayouts.resize(rule.operandDims.size());
@@ -933,10 +932,10 @@ struct Enumerator {
         if (fromFactor.empty())
           layout.dimAxes.emplace_back();
         else
-          layout.dimAxes.push_back(fromFactor);
+          layout.dimAxes.emplace_back(fromFactor.begin(), fromFactor.end());
         continue;
       }
-      std::vector<int64_t> &axes = layout.dimAxes.emplace_back();
+      LayoutAxes &axes = layout.dimAxes.emplace_back();
       size_t n = 0;
       for (size_t i = begin; i < end; ++i)
         n += axesOf[dimFactors[i]].size();
@@ -996,7 +995,7 @@ struct Enumerator {
         return;
       }
       key.push_back(l.getRank());
-      for (const std::vector<int64_t> &axes : l.dimAxes) {
+      for (const LayoutAxes &axes : l.dimAxes) {
         key.push_back(static_cast<int64_t>(axes.size()));
         key.insert(key.end(), axes.begin(), axes.end());
       }
@@ -1096,7 +1095,7 @@ bool autoshard::inferFactorAxes(const ShardingRule &rule,
                 " has uneven shard sizes, which the op's rule cannot split";
         return false;
       }
-      const std::vector<int64_t> &axes = l.dimAxes[d];
+      const LayoutAxes &axes = l.dimAxes[d];
       const std::vector<int64_t> &fs = dims[d];
       if (fs.empty()) {
         if (!axes.empty()) {

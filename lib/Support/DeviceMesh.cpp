@@ -98,15 +98,15 @@ std::optional<int64_t> DeviceMesh::getPositionOfDevice(int64_t deviceId) const {
   return it - deviceIds.begin();
 }
 
-int64_t DeviceMesh::getGroupSize(const std::vector<int64_t> &axisList) const {
+int64_t DeviceMesh::getGroupSize(AxesRef axisList) const {
   int64_t n = 1;
   for (int64_t a : axisList)
     n *= axes[a].size;
   return n;
 }
 
-std::vector<int64_t>
-DeviceMesh::getGroup(int64_t pos, const std::vector<int64_t> &groupAxes) const {
+std::vector<int64_t> DeviceMesh::getGroup(int64_t pos,
+                                          AxesRef groupAxes) const {
   std::vector<int64_t> base = getCoordinate(pos);
   int64_t n = getGroupSize(groupAxes);
   std::vector<int64_t> group;
@@ -125,8 +125,7 @@ DeviceMesh::getGroup(int64_t pos, const std::vector<int64_t> &groupAxes) const {
   return group;
 }
 
-int64_t DeviceMesh::getIndexInGroup(int64_t pos,
-                                    const std::vector<int64_t> &groupAxes) const {
+int64_t DeviceMesh::getIndexInGroup(int64_t pos, AxesRef groupAxes) const {
   std::vector<int64_t> coord = getCoordinate(pos);
   int64_t idx = 0;
   for (int64_t a : groupAxes)

@@ -8,7 +8,7 @@
 using namespace autoshard;
 
 namespace {
-using Assignment = std::vector<std::vector<int64_t>>;
+using Assignment = LayoutDimAxes;
 
 /// True when every dim's axes come after the previous non-empty dim's axes:
 /// tensor dims follow mesh order, as a MindSpore device matrix does.

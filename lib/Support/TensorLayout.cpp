@@ -231,7 +231,7 @@ bool TensorLayout::operator==(const TensorLayout &other) const {
                            [](const auto &v) { return !v.empty(); });
     return any ? u : std::vector<std::vector<int64_t>>{};
   };
-  std::vector<int64_t> p1 = partialAxes, p2 = other.partialAxes;
+  LayoutAxes p1 = partialAxes, p2 = other.partialAxes;
   std::sort(p1.begin(), p1.end());
   std::sort(p2.begin(), p2.end());
   return dimAxes == other.dimAxes && p1 == p2 &&

@@ -97,12 +97,13 @@ bool reduceAll(const std::vector<const Buffer *> &parts, ReductionKind kind,
   return true;
 }
 
-std::vector<int64_t> sorted(std::vector<int64_t> v) {
+std::vector<int64_t> sorted(AxesRef axes) {
+  std::vector<int64_t> v(axes.begin(), axes.end());
   std::sort(v.begin(), v.end());
   return v;
 }
 
-bool contains(const std::vector<int64_t> &v, int64_t x) {
+bool contains(AxesRef v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
@@ -214,7 +215,7 @@ CollectiveSimulator::checkStructure(const CollectiveStep &step) const {
     return !in.getDimOfAxis(a) && !contains(in.partialAxes, a);
   };
   auto isSuffix = [&](const std::vector<int64_t> &axes, int64_t d) {
-    const std::vector<int64_t> &l = in.dimAxes[d];
+    const LayoutAxes &l = in.dimAxes[d];
     return axes.size() <= l.size() &&
            std::equal(axes.begin(), axes.end(), l.end() - axes.size());
   };

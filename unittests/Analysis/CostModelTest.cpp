@@ -33,8 +33,9 @@ CollectiveStep makeStep(CollectiveKind kind, std::vector<int64_t> axes,
 TensorLayout layout(std::vector<std::vector<int64_t>> dims,
                     std::vector<int64_t> partial = {}) {
   TensorLayout l;
-  l.dimAxes = std::move(dims);
-  l.partialAxes = std::move(partial);
+  for (const std::vector<int64_t> &axes : dims)
+    l.dimAxes.emplace_back(axes.begin(), axes.end());
+  l.partialAxes.assign(partial.begin(), partial.end());
   return l;
 }
 

@@ -87,7 +87,7 @@ double obviousPlanTime(const CostModel &model,
   if (cur.isPartial()) {
     TensorLayout next = cur;
     next.partialAxes.clear();
-    step(CollectiveKind::AllReduce, cur.partialAxes, -1, next);
+    step(CollectiveKind::AllReduce, cur.partialAxes.vec(), -1, next);
   }
   for (int64_t d = 0; d < cur.getRank(); ++d) {
     if (cur.dimAxes[d].empty())
@@ -96,7 +96,7 @@ double obviousPlanTime(const CostModel &model,
     next.dimAxes[d].clear();
     if (next.hasUnevenDim(d))
       next.unevenSizes[d].clear();
-    step(CollectiveKind::AllGather, cur.dimAxes[d], d, next);
+    step(CollectiveKind::AllGather, cur.dimAxes[d].vec(), d, next);
   }
   // Slices and make_partial are free.
   return time;

@@ -40,7 +40,7 @@ autoshard::testutil::allLayouts(const DeviceMesh &mesh, int64_t rank,
         }
         return;
       }
-      std::vector<int64_t> &axes = l.dimAxes[d];
+      LayoutAxes &axes = l.dimAxes[d];
       std::sort(axes.begin(), axes.end());
       do {
         order(d + 1, l);

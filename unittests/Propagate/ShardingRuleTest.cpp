@@ -24,7 +24,10 @@ ShardingRule matmulRule(int64_t m, int64_t n, int64_t k) {
 }
 
 std::vector<std::vector<int64_t>> dims(const TensorLayout &l) {
-  return l.dimAxes;
+  std::vector<std::vector<int64_t>> out;
+  for (const LayoutAxes &axes : l.dimAxes)
+    out.push_back(axes.vec());
+  return out;
 }
 } // namespace
 
@@ -258,7 +261,7 @@ TEST(ShardingRuleTest, InferFactorAxesFromUserLayouts) {
   out.dimAxes = {{0}, {1}};
   ASSERT_TRUE(inferFactorAxes(r, mesh, {&a2}, {&out}, c, error)) << error;
   EXPECT_EQ(c.factorAxes, (FactorAxes{{0}, {1}, {}}));
-  EXPECT_EQ(c.operandLayouts[1].dimAxes,
+  EXPECT_EQ(dims(c.operandLayouts[1]),
             (std::vector<std::vector<int64_t>>{{}, {1}}));
   // The result disagrees with operand #0 on m.
   out.dimAxes = {{}, {1}};

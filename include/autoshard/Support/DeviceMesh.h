@@ -8,6 +8,8 @@
 #ifndef AUTOSHARD_SUPPORT_DEVICEMESH_H
 #define AUTOSHARD_SUPPORT_DEVICEMESH_H
 
+#include "autoshard/Support/AxesRef.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,13 +61,11 @@ public:
   /// in `groupAxes`, ordered by their coordinate on `groupAxes` (the first
   /// listed axis is the most major). This is the communicator of a collective
   /// over `groupAxes`.
-  std::vector<int64_t> getGroup(int64_t pos,
-                                const std::vector<int64_t> &groupAxes) const;
+  std::vector<int64_t> getGroup(int64_t pos, AxesRef groupAxes) const;
   /// Index of `pos` inside getGroup(pos, groupAxes).
-  int64_t getIndexInGroup(int64_t pos,
-                          const std::vector<int64_t> &groupAxes) const;
+  int64_t getIndexInGroup(int64_t pos, AxesRef groupAxes) const;
   /// Product of the sizes of `axisList`.
-  int64_t getGroupSize(const std::vector<int64_t> &axisList) const;
+  int64_t getGroupSize(AxesRef axisList) const;
 
   /// Checks names are unique and non-empty, sizes positive, device ids a
   /// permutation-free list of the right length. Returns an error or "".

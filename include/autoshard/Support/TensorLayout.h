@@ -10,6 +10,7 @@
 #define AUTOSHARD_SUPPORT_TENSORLAYOUT_H
 
 #include "autoshard/Support/DeviceMesh.h"
+#include "autoshard/Support/InlineVector.h"
 
 #include <cstdint>
 #include <optional>
@@ -24,11 +25,19 @@ enum class ReductionKind { Sum, Max, Min, Product };
 std::string_view stringifyReductionKind(ReductionKind kind);
 std::optional<ReductionKind> symbolizeReductionKind(std::string_view name);
 
+/// Mesh axis indices, e.g. the axes one tensor dim is split over. Inline up to
+/// kLayoutInlineAxes so that layouts on the usual small meshes never allocate.
+constexpr unsigned kLayoutInlineAxes = 4;
+using LayoutAxes = InlineVector<int64_t, kLayoutInlineAxes>;
+/// One LayoutAxes per tensor dim, inline up to kLayoutInlineRank dims.
+constexpr unsigned kLayoutInlineRank = 4;
+using LayoutDimAxes = InlineVector<LayoutAxes, kLayoutInlineRank>;
+
 struct TensorLayout {
   /// dimAxes[d] = mesh axis indices dim d is split over, major to minor.
-  std::vector<std::vector<int64_t>> dimAxes;
+  LayoutDimAxes dimAxes;
   /// Axes over which the value is a pending reduction of kind partialKind.
-  std::vector<int64_t> partialAxes;
+  LayoutAxes partialAxes;
   ReductionKind partialKind = ReductionKind::Sum;
   /// unevenSizes[d], when non-empty, gives the size of each of dim d's shards
   /// (in shard order); an empty list means an even split. Either empty or of
