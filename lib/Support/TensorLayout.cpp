@@ -126,42 +126,19 @@ TensorLayout::getMaxLocalShape(const DeviceMesh &mesh,
   return out;
 }
 
-/// Whether validate() would accept an even layout, without its set and
-/// strings: the planner and the verifier ask for every layout they meet, and
-/// almost all are valid. Only a layout this accepts skips the full check.
-static bool isValidEven(const TensorLayout &l, const DeviceMesh &mesh,
-                        const std::vector<int64_t> *shape) {
-  int64_t numAxes = mesh.getNumAxes();
-  if (!l.unevenSizes.empty() || numAxes > 64 ||
-      (shape && shape->size() != l.dimAxes.size()))
-    return false;
-  uint64_t used = 0;
-  auto take = [&](int64_t a) {
-    if (a < 0 || a >= numAxes || (used >> a & 1))
-      return false;
-    used |= uint64_t(1) << a;
-    return true;
-  };
-  for (int64_t a : l.partialAxes)
-    if (!take(a))
-      return false;
-  for (size_t d = 0; d < l.dimAxes.size(); ++d) {
-    int64_t n = 1;
-    for (int64_t a : l.dimAxes[d]) {
-      if (!take(a))
-        return false;
-      n *= mesh.getAxisSize(a);
-    }
-    if (shape && (*shape)[d] >= 0 && (*shape)[d] % n != 0)
-      return false;
-  }
-  return true;
-}
-
 std::string TensorLayout::validate(const DeviceMesh &mesh,
                                    const std::vector<int64_t> *shape) const {
-  if (isValidEven(*this, mesh, shape))
-    return "";
+  if (unevenSizes.empty() && mesh.getNumAxes() <= 64) {
+    int64_t sizes[64];
+    for (int64_t a = 0; a < mesh.getNumAxes(); ++a)
+      sizes[a] = mesh.getAxisSize(a);
+    AxesRef extents = shape ? AxesRef(*shape) : AxesRef();
+    if (isValidEvenLayout(
+            AxesRef(sizes, mesh.getNumAxes()), partialAxes, dimAxes.size(),
+            [&](size_t d) { return AxesRef(dimAxes[d]); },
+            shape ? &extents : nullptr))
+      return "";
+  }
   auto axisName = [&](int64_t a) { return "'" + mesh.getAxis(a).name + "'"; };
   std::set<int64_t> used;
   for (size_t d = 0; d < dimAxes.size(); ++d) {

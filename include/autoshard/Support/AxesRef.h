@@ -26,6 +26,7 @@ public:
             typename = std::enable_if_t<std::is_same_v<
                 decltype(std::declval<const C &>().data()), const int64_t *>>>
   AxesRef(const C &c) : ptr(c.data()), n(c.size()) {}
+  AxesRef(const int64_t *data, size_t size) : ptr(data), n(size) {}
   /// Only for a call's arguments: the list dies with the full expression.
   AxesRef(std::initializer_list<int64_t> list)
       : ptr(std::data(list)), n(list.size()) {}

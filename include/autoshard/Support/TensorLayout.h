@@ -9,6 +9,7 @@
 #ifndef AUTOSHARD_SUPPORT_TENSORLAYOUT_H
 #define AUTOSHARD_SUPPORT_TENSORLAYOUT_H
 
+#include "autoshard/Support/AxesRef.h"
 #include "autoshard/Support/DeviceMesh.h"
 #include "autoshard/Support/InlineVector.h"
 
@@ -32,6 +33,42 @@ using LayoutAxes = InlineVector<int64_t, kLayoutInlineAxes>;
 /// One LayoutAxes per tensor dim, inline up to kLayoutInlineRank dims.
 constexpr unsigned kLayoutInlineRank = 4;
 using LayoutDimAxes = InlineVector<LayoutAxes, kLayoutInlineRank>;
+
+/// Whether an even layout (no uneven sizes), given by its parts, is valid on
+/// a mesh whose axes have `axisSizes` and, with a `shape`, fits it: axes
+/// known and used once, every static dim divisible by its split count (dims
+/// below 0 are dynamic). `dimAxes(d)` gives dim d's axes for d < rank. The
+/// quick check that TensorLayout::validate and the dist verifier (on the
+/// attribute's own arrays) try first: they meet almost only valid layouts,
+/// and only what this accepts skips the full check, which words the errors.
+template <typename DimAxes>
+bool isValidEvenLayout(AxesRef axisSizes, AxesRef partialAxes, size_t rank,
+                       DimAxes dimAxes, const AxesRef *shape) {
+  auto numAxes = static_cast<int64_t>(axisSizes.size());
+  if (numAxes > 64 || (shape && shape->size() != rank))
+    return false;
+  uint64_t used = 0;
+  auto take = [&](int64_t a) {
+    if (a < 0 || a >= numAxes || (used >> a & 1))
+      return false;
+    used |= uint64_t(1) << a;
+    return true;
+  };
+  for (int64_t a : partialAxes)
+    if (!take(a))
+      return false;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t n = 1;
+    for (int64_t a : dimAxes(d)) {
+      if (!take(a))
+        return false;
+      n *= axisSizes[a];
+    }
+    if (shape && (*shape)[d] >= 0 && (*shape)[d] % n != 0)
+      return false;
+  }
+  return true;
+}
 
 struct TensorLayout {
   /// dimAxes[d] = mesh axis indices dim d is split over, major to minor.

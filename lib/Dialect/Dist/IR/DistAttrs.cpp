@@ -250,32 +250,16 @@ LayoutAttr LayoutAttr::getReplicated(MeshAttr mesh, int64_t rank) {
 }
 
 std::string LayoutAttr::verifyForShape(ArrayRef<int64_t> shape) const {
-  // The verifier calls this for every layout of every strategy. Even layouts
-  // that fit are checked here on the attribute's own arrays; anything else
-  // takes the full check below, which also words the error.
+  // The verifier calls this for every layout of every strategy: try the
+  // quick check on the attribute's own arrays before building a mesh and a
+  // layout for the full one.
+  AxesRef extents(shape.data(), shape.size());
   if (getUnevenSizes().empty() &&
-      static_cast<int64_t>(shape.size()) == getRank()) {
-    ArrayRef<int64_t> sizes = getMesh().getAxisSizes();
-    auto numAxes = static_cast<int64_t>(sizes.size());
-    uint64_t used = 0;
-    auto take = [&](int64_t a) {
-      if (a < 0 || a >= numAxes || numAxes > 64 || (used >> a & 1))
-        return false;
-      used |= uint64_t(1) << a;
-      return true;
-    };
-    bool fits = llvm::all_of(getPartialAxes(), take);
-    for (auto [extent, axes] : llvm::zip_equal(shape, getDimAxes())) {
-      int64_t n = 1;
-      for (int64_t a : axes.asArrayRef()) {
-        fits = fits && take(a);
-        n *= fits ? sizes[a] : 1;
-      }
-      fits = fits && (ShapedType::isDynamic(extent) || extent % n == 0);
-    }
-    if (fits)
-      return "";
-  }
+      isValidEvenLayout(
+          getMesh().getAxisSizes(), getPartialAxes(), getRank(),
+          [&](size_t d) { return AxesRef(getDimAxes()[d].asArrayRef()); },
+          &extents))
+    return "";
   std::vector<int64_t> dims;
   for (int64_t d : shape)
     dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
