@@ -554,57 +554,56 @@ typedef long long M4 __attribute__((vector_size(32)));
 #endif
 
 /// The inner loops of an elimination with N live factors (the common
-/// counts get unrolled instances): rows[i] is factor i's row over the
-/// scope's last node for candidate cv, or, for a factor without that node
-/// (only when Splat), four copies of its constant, read at offset
-/// w & mask[i] = 0 for every w rather than copied kw times.
+/// counts get unrolled instances), four candidates w of the scope's last
+/// node at a time: the running minimum and argmin of the block stay in
+/// registers while v's candidates cv go by in order. Factor i's row over w
+/// for candidate cv starts at tab[i] + base[i] + cv * vStride[i]; a factor
+/// without that node (only when Splat) has one entry there, read as four
+/// copies.
 template <int N, bool Splat>
-inline void
-minRowN(unsigned kv, unsigned kw4, size_t numLive, const double *unary,
-        const double *const *tab, const size_t *base, const size_t *vStride,
-        const size_t *wStride, double *best, double *arg, double *splat) {
+inline void minRowN(unsigned kv, unsigned kw4, size_t numLive,
+                    const double *unary, const double *const *tab,
+                    const size_t *base, const size_t *vStride,
+                    const size_t *wStride, double *best, double *arg) {
   const size_t n = N > 0 ? N : numLive;
   const double *rows[8];
-  size_t masks[8];
+  bool splats[8];
   const double **rowsP = n <= 8 ? rows : new const double *[n];
-  size_t *mask = n <= 8 ? masks : new size_t[n];
+  bool *splat = n <= 8 ? splats : new bool[n];
   for (size_t i = 0; i < n; ++i)
-    mask[i] = wStride[i] ? ~size_t(0) : 0;
-  for (unsigned cv = 0; cv < kv; ++cv) {
-    const double u = unary[cv];
-    const double cvd = cv;
-    const V4 c = {cvd, cvd, cvd, cvd};
-    for (size_t i = 0; i < n; ++i) {
-      const double *row = tab[i] + base[i] + cv * vStride[i];
-      if (!Splat || wStride[i]) {
-        rowsP[i] = row;
-      } else {
-        double *sp = splat + 4 * i;
-        sp[0] = sp[1] = sp[2] = sp[3] = row[0];
-        rowsP[i] = sp;
-      }
-    }
-    for (unsigned w = 0; w < kw4; w += 4) {
+    splat[i] = Splat && !wStride[i];
+  const double inf = std::numeric_limits<double>::infinity();
+  const V4 one = {1.0, 1.0, 1.0, 1.0};
+  for (unsigned w = 0; w < kw4; w += 4) {
+    for (size_t i = 0; i < n; ++i)
+      rowsP[i] = tab[i] + base[i] + (splat[i] ? 0 : w);
+    V4 b = {inf, inf, inf, inf}, g = {0.0, 0.0, 0.0, 0.0};
+    V4 c = g;
+    for (unsigned cv = 0; cv < kv; ++cv, c += one) {
+      const double u = unary[cv];
       V4 sum = {u, u, u, u};
       for (size_t i = 0; i < n; ++i) {
         V4 r;
-        std::memcpy(&r, rowsP[i] + (Splat ? w & mask[i] : w), sizeof(r));
+        if (Splat && splat[i]) {
+          const double x = *rowsP[i];
+          r = V4{x, x, x, x};
+        } else {
+          std::memcpy(&r, rowsP[i], sizeof(r));
+        }
         sum += r;
+        rowsP[i] += vStride[i];
       }
-      V4 b, g;
-      std::memcpy(&b, best + w, sizeof(b));
-      std::memcpy(&g, arg + w, sizeof(g));
       // Ties keep the earlier candidate, as a scalar `if (sum < best)` scan.
       M4 lower = sum < b;
       b = (V4)(((M4)sum & lower) | ((M4)b & ~lower));
       g = (V4)(((M4)c & lower) | ((M4)g & ~lower));
-      std::memcpy(best + w, &b, sizeof(b));
-      std::memcpy(arg + w, &g, sizeof(g));
     }
+    std::memcpy(best + w, &b, sizeof(b));
+    std::memcpy(arg + w, &g, sizeof(g));
   }
   if (rowsP != rows) {
     delete[] rowsP;
-    delete[] mask;
+    delete[] splat;
   }
 }
 
@@ -613,51 +612,36 @@ minRowN(unsigned kv, unsigned kw4, size_t numLive, const double *unary,
 /// minimum over v's candidates cv of unary[cv] plus each live factor's
 /// entry (added in factor order), and the first cv reaching it. Factor i's
 /// entry for (cv, w) is tab[i][base[i] + cv * vStride[i] + w * wStride[i]]
-/// with wStride 0 or 1. best and arg hold kw entries rounded up to 4;
-/// splat holds 4 * numLive entries (unused when every wStride is 1).
+/// with wStride 0 or 1. best and arg get kw entries rounded up to 4.
 AUTOSHARD_VECTOR_CLONES
 void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
             const double *const *tab, const size_t *base, const size_t *vStride,
-            const size_t *wStride, double *best, double *arg, double *splat) {
+            const size_t *wStride, double *best, double *arg) {
   const unsigned kw4 = (kw + 3) & ~3u;
-  const double inf = std::numeric_limits<double>::infinity();
-  for (unsigned w = 0; w < kw4; ++w) {
-    best[w] = inf;
-    arg[w] = 0.0;
-  }
-  // Factors without the last node need the masked reads; the rest (every
-  // forest message) keep the plain loop. The instances are called here,
-  // not through a helper, so that each target clone inlines its own: a
+  // Factors without the last node need the broadcast reads; the rest
+  // (every forest message) keep the plain loop. The instances are called
+  // here, not through a helper, so that each target clone inlines its own: a
   // helper without the clones would run the default target's code.
   const bool splats =
       std::find(wStride, wStride + numLive, 0) != wStride + numLive;
+#define AUTOSHARD_MIN_ROW(N)                                                   \
+  return splats ? minRowN<N, true>(kv, kw4, numLive, unary, tab, base,         \
+                                   vStride, wStride, best, arg)                \
+                : minRowN<N, false>(kv, kw4, numLive, unary, tab, base,        \
+                                    vStride, wStride, best, arg)
   switch (numLive) {
   case 1:
-    return splats ? minRowN<1, true>(kv, kw4, numLive, unary, tab, base,
-                                     vStride, wStride, best, arg, splat)
-                  : minRowN<1, false>(kv, kw4, numLive, unary, tab, base,
-                                      vStride, wStride, best, arg, splat);
+    AUTOSHARD_MIN_ROW(1);
   case 2:
-    return splats ? minRowN<2, true>(kv, kw4, numLive, unary, tab, base,
-                                     vStride, wStride, best, arg, splat)
-                  : minRowN<2, false>(kv, kw4, numLive, unary, tab, base,
-                                      vStride, wStride, best, arg, splat);
+    AUTOSHARD_MIN_ROW(2);
   case 3:
-    return splats ? minRowN<3, true>(kv, kw4, numLive, unary, tab, base,
-                                     vStride, wStride, best, arg, splat)
-                  : minRowN<3, false>(kv, kw4, numLive, unary, tab, base,
-                                      vStride, wStride, best, arg, splat);
+    AUTOSHARD_MIN_ROW(3);
   case 4:
-    return splats ? minRowN<4, true>(kv, kw4, numLive, unary, tab, base,
-                                     vStride, wStride, best, arg, splat)
-                  : minRowN<4, false>(kv, kw4, numLive, unary, tab, base,
-                                      vStride, wStride, best, arg, splat);
+    AUTOSHARD_MIN_ROW(4);
   default:
-    return splats ? minRowN<0, true>(kv, kw4, numLive, unary, tab, base,
-                                     vStride, wStride, best, arg, splat)
-                  : minRowN<0, false>(kv, kw4, numLive, unary, tab, base,
-                                      vStride, wStride, best, arg, splat);
+    AUTOSHARD_MIN_ROW(0);
   }
+#undef AUTOSHARD_MIN_ROW
 }
 
 //===----------------------------------------------------------------------===//
@@ -800,7 +784,7 @@ struct ForestCache {
     std::vector<double> arg(kp + kPad);
     const size_t zero = 0, one = 1, stride = kp;
     minRow(kv, kp, 1, belief.data(), &tab, &zero, &stride, &one,
-           msg.cost.data(), arg.data(), nullptr);
+           msg.cost.data(), arg.data());
     msg.cost.resize(kp);
     msg.arg.assign(arg.begin(), arg.begin() + kp);
     if (memoValues < kMemoValues) {
@@ -1422,7 +1406,6 @@ struct Eliminator {
     unsigned *__restrict outArg = argmin->data();
     const double *unary = pb.unary[v].data();
     std::vector<double> bestBuf(kw + kPad), argBuf(kw + kPad);
-    std::vector<double> splat(4 * numLive);
     double *__restrict best = bestBuf.data();
     double *__restrict arg = argBuf.data();
     std::vector<unsigned> digit(numOuter, 0);
@@ -1430,7 +1413,7 @@ struct Eliminator {
     const size_t numRows = size / kw;
     for (size_t row = 0; row < numRows; ++row) {
       minRow(pb.k(v), kw, numLive, unary, tab.data(), base.data(),
-             vStride.data(), wStride.data(), best, arg, splat.data());
+             vStride.data(), wStride.data(), best, arg);
       double *o = outTable + row * kw;
       unsigned *oa = outArg + row * kw;
       for (unsigned w = 0; w < kw; ++w) {
