@@ -388,6 +388,7 @@ def main():
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
     meta["load_average_at_end"] = round(os.getloadavg()[0], 2)
+    add_marginal_times(results)
     print_tables(results)
     print("# load average (1 min) at start %.1f, at end %.1f" % (
         meta["load_average_at_start"], meta["load_average_at_end"]))
@@ -492,6 +493,26 @@ def bench_one(model, L, args, mesh, sizes, mlir_opt, as_opt, tmp):
     return rec
 
 
+def add_marginal_times(results):
+    """Time per op added from the previous (smaller) L of the same model:
+    (t(L) - t(L_prev)) / (ops(L) - ops(L_prev)). The plain us/op of a small
+    graph is mostly a fixed cost (pass set-up, first use of cold code and
+    memory); the slope is the cost each further op adds."""
+    for model in {r["model"] for r in results}:
+        rs = sorted((r for r in results if r["model"] == model), key=lambda r: r["ops"])
+        for prev, cur in zip(rs, rs[1:]):
+            for tool in ("upstream", "autoshard"):
+                a, b = prev[tool], cur[tool]
+                if (not a["error"] and not b["error"] and a.get("prop_s") is not None
+                        and b.get("prop_s") is not None and cur["ops"] > prev["ops"]):
+                    b["marginal_us_per_op_prop"] = (
+                        (b["prop_s"] - a["prop_s"]) * 1e6 / (cur["ops"] - prev["ops"]))
+            up = cur["upstream"].get("marginal_us_per_op_prop")
+            au = cur["autoshard"].get("marginal_us_per_op_prop")
+            if up is not None and au is not None and up > 0:
+                cur["marginal_ratio_prop"] = au / up
+
+
 def crosscheck(res, report_path):
     """autoshard's own partition report must agree with what we count."""
     try:
@@ -561,19 +582,24 @@ def print_tables(results):
         rows.append(row)
     table(head, rows)
     print()
-    print("Time (ms of pass wall time, best of runs; us/op = propagation time / top-level ops)")
-    head = ("model", "L", "ops", "up prop", "up +part", "up us/op", "as prop", "as +part",
-            "as us/op", "as/up prop", "as/up +part", "up MiB", "as MiB")
+    print("Time (ms of pass wall time, best of runs; us/op = propagation time / top-level ops;")
+    print("      +us/op = propagation time added per op since the previous L of the model)")
+    head = ("model", "L", "ops", "up prop", "up +part", "up us/op", "up +us/op", "as prop",
+            "as +part", "as us/op", "as +us/op", "as/up prop", "as/up +part", "as/up +us/op",
+            "up MiB", "as MiB")
     rows = []
     for r in results:
         up, au = r["upstream"], r["autoshard"]
         row = [r["model"], str(r["layers"]), str(r["ops"])]
         for res in (up, au):
             if res["error"]:
-                row += [("failed", 3)]
+                row += [("failed", 4)]
             else:
-                row += [fmt_ms(res["prop_s"]), fmt_ms(res["full_s"]), "%.1f" % res["us_per_op_prop"]]
-        row += [fmt_x(r.get("time_ratio_prop")), fmt_x(r.get("time_ratio_full"))]
+                marginal = res.get("marginal_us_per_op_prop")
+                row += [fmt_ms(res["prop_s"]), fmt_ms(res["full_s"]), "%.1f" % res["us_per_op_prop"],
+                        "-" if marginal is None else "%.1f" % marginal]
+        row += [fmt_x(r.get("time_ratio_prop")), fmt_x(r.get("time_ratio_full")),
+                fmt_x(r.get("marginal_ratio_prop"))]
         row += ["-" if res["maxrss_mib"] is None else "%.0f" % res["maxrss_mib"] for res in (up, au)]
         rows.append(row)
     table(head, rows)
@@ -592,6 +618,9 @@ def print_tables(results):
         if times:
             parts.append("autoshard/upstream propagation time %s, %.2fx at L=%d" % (
                 span([t for _, t in times]), times[-1][1], times[-1][0]))
+        marginal = [r["marginal_ratio_prop"] for r in rs if r.get("marginal_ratio_prop")]
+        if marginal:
+            parts.append("time per added op %s" % span(marginal))
         print("summary %s: %s" % (model, "; ".join(parts)))
     print("\ncolls: AR all_reduce, AG all_gather, RS reduce_scatter, A2A all_to_all, "
           "AS all_slice (local), AGu/ASu uneven gather/slice, P permute, MP make_partial (local)")
