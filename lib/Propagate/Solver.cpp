@@ -553,45 +553,40 @@ typedef long long M4 __attribute__((vector_size(32)));
 #define AUTOSHARD_VECTOR_CLONES
 #endif
 
-/// The inner loops of an elimination with N live factors (the common
-/// counts get unrolled instances), four candidates w of the scope's last
-/// node at a time: the running minimum and argmin of the block stay in
-/// registers while v's candidates cv go by in order. Factor i's row over w
-/// for candidate cv starts at tab[i] + base[i] + cv * vStride[i]; a factor
-/// without that node (only when Splat) has one entry there, read as four
-/// copies.
-template <int N, bool Splat>
-inline void minRowN(unsigned kv, unsigned kw4, size_t numLive,
-                    const double *unary, const double *const *tab,
-                    const size_t *base, const size_t *vStride,
-                    const size_t *wStride, double *best, double *arg) {
-  const size_t n = N > 0 ? N : numLive;
-  const double *rows[8];
-  bool splats[8];
-  const double **rowsP = n <= 8 ? rows : new const double *[n];
-  bool *splat = n <= 8 ? splats : new bool[n];
-  for (size_t i = 0; i < n; ++i)
-    splat[i] = Splat && !wStride[i];
+/// The inner loops of an elimination over N factor rows (the common counts
+/// get unrolled instances whose row pointers stay in registers; N < 0: `n`
+/// rows), four candidates w of the scope's last node at a time: the running
+/// minimum and argmin of the block stay in registers while v's candidates cv
+/// go by in order. Row j for candidate cv starts at rows[j] + cv *
+/// vStride[j].
+template <int N>
+inline void minRowN(unsigned kv, unsigned kw4, size_t n, const double *unary,
+                    const double *const *rows, const size_t *vStride,
+                    double *best, double *arg) {
+  constexpr size_t kMax = N >= 0 ? (N > 0 ? N : 1) : 8;
+  const size_t count = N >= 0 ? N : n;
+  const double *fixedP[kMax];
+  std::vector<const double *> manyP;
+  const double **p = fixedP;
+  if (N < 0 && count > kMax) {
+    manyP.resize(count);
+    p = manyP.data();
+  }
   const double inf = std::numeric_limits<double>::infinity();
   const V4 one = {1.0, 1.0, 1.0, 1.0};
   for (unsigned w = 0; w < kw4; w += 4) {
-    for (size_t i = 0; i < n; ++i)
-      rowsP[i] = tab[i] + base[i] + (splat[i] ? 0 : w);
+    for (size_t j = 0; j < count; ++j)
+      p[j] = rows[j] + w;
     V4 b = {inf, inf, inf, inf}, g = {0.0, 0.0, 0.0, 0.0};
     V4 c = g;
     for (unsigned cv = 0; cv < kv; ++cv, c += one) {
       const double u = unary[cv];
       V4 sum = {u, u, u, u};
-      for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < count; ++j) {
         V4 r;
-        if (Splat && splat[i]) {
-          const double x = *rowsP[i];
-          r = V4{x, x, x, x};
-        } else {
-          std::memcpy(&r, rowsP[i], sizeof(r));
-        }
+        std::memcpy(&r, p[j], sizeof(r));
         sum += r;
-        rowsP[i] += vStride[i];
+        p[j] += vStride[j];
       }
       // Ties keep the earlier candidate, as a scalar `if (sum < best)` scan.
       M4 lower = sum < b;
@@ -601,47 +596,73 @@ inline void minRowN(unsigned kv, unsigned kw4, size_t numLive,
     std::memcpy(best + w, &b, sizeof(b));
     std::memcpy(arg + w, &g, sizeof(g));
   }
-  if (rowsP != rows) {
-    delete[] rowsP;
-    delete[] splat;
-  }
 }
 
 /// The inner loops of an elimination, for one assignment of the scope's
 /// outer nodes: for every candidate w < kw of the scope's last node, the
 /// minimum over v's candidates cv of unary[cv] plus each live factor's
-/// entry (added in factor order), and the first cv reaching it. Factor i's
-/// entry for (cv, w) is tab[i][base[i] + cv * vStride[i] + w * wStride[i]]
-/// with wStride 0 or 1. best and arg get kw entries rounded up to 4.
+/// entry, and the first cv reaching it. Factor i's entry for (cv, w) is
+/// tab[i][base[i] + cv * vStride[i] + w * wStride[i]] with wStride 0 or 1.
+/// best and arg get kw entries rounded up to 4. The factors without the
+/// last node (wStride 0) are added to v's unary costs first, once per cv,
+/// in `rowUnary` (kv entries; unused when every wStride is 1): costs are
+/// whole units (see normalise()), so every finite sum is exact in any
+/// order, and the minima and argmins are those of the sums in factor order.
 AUTOSHARD_VECTOR_CLONES
 void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
             const double *const *tab, const size_t *base, const size_t *vStride,
-            const size_t *wStride, double *best, double *arg) {
+            const size_t *wStride, double *best, double *arg,
+            double *rowUnary) {
   const unsigned kw4 = (kw + 3) & ~3u;
-  // Factors without the last node need the broadcast reads; the rest
-  // (every forest message) keep the plain loop. The instances are called
-  // here, not through a helper, so that each target clone inlines its own: a
-  // helper without the clones would run the default target's code.
-  const bool splats =
-      std::find(wStride, wStride + numLive, 0) != wStride + numLive;
-#define AUTOSHARD_MIN_ROW(N)                                                   \
-  return splats ? minRowN<N, true>(kv, kw4, numLive, unary, tab, base,         \
-                                   vStride, wStride, best, arg)                \
-                : minRowN<N, false>(kv, kw4, numLive, unary, tab, base,        \
-                                    vStride, wStride, best, arg)
-  switch (numLive) {
-  case 1:
-    AUTOSHARD_MIN_ROW(1);
-  case 2:
-    AUTOSHARD_MIN_ROW(2);
-  case 3:
-    AUTOSHARD_MIN_ROW(3);
-  case 4:
-    AUTOSHARD_MIN_ROW(4);
-  default:
-    AUTOSHARD_MIN_ROW(0);
+  const double *fixedRows[8];
+  size_t fixedStrides[8];
+  std::vector<const double *> manyRows;
+  std::vector<size_t> manyStrides;
+  const double **rows = fixedRows;
+  size_t *strides = fixedStrides;
+  if (numLive > 8) {
+    manyRows.resize(numLive);
+    manyStrides.resize(numLive);
+    rows = manyRows.data();
+    strides = manyStrides.data();
   }
-#undef AUTOSHARD_MIN_ROW
+  size_t m = 0;
+  bool splats = false;
+  for (size_t i = 0; i < numLive; ++i) {
+    if (!wStride[i]) {
+      splats = true;
+      continue;
+    }
+    rows[m] = tab[i] + base[i];
+    strides[m++] = vStride[i];
+  }
+  const double *u = unary;
+  if (splats) {
+    for (unsigned cv = 0; cv < kv; ++cv)
+      rowUnary[cv] = unary[cv];
+    for (size_t i = 0; i < numLive; ++i)
+      if (!wStride[i])
+        for (unsigned cv = 0; cv < kv; ++cv)
+          rowUnary[cv] += tab[i][base[i] + cv * vStride[i]];
+    u = rowUnary;
+  }
+  // The instances are called here, not through a helper, so that each
+  // target clone inlines its own: a helper without the clones would run the
+  // default target's code.
+  switch (m) {
+  case 0:
+    return minRowN<0>(kv, kw4, m, u, rows, strides, best, arg);
+  case 1:
+    return minRowN<1>(kv, kw4, m, u, rows, strides, best, arg);
+  case 2:
+    return minRowN<2>(kv, kw4, m, u, rows, strides, best, arg);
+  case 3:
+    return minRowN<3>(kv, kw4, m, u, rows, strides, best, arg);
+  case 4:
+    return minRowN<4>(kv, kw4, m, u, rows, strides, best, arg);
+  default:
+    return minRowN<-1>(kv, kw4, m, u, rows, strides, best, arg);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -784,7 +805,7 @@ struct ForestCache {
     std::vector<double> arg(kp + kPad);
     const size_t zero = 0, one = 1, stride = kp;
     minRow(kv, kp, 1, belief.data(), &tab, &zero, &stride, &one,
-           msg.cost.data(), arg.data());
+           msg.cost.data(), arg.data(), nullptr);
     msg.cost.resize(kp);
     msg.arg.assign(arg.begin(), arg.begin() + kp);
     if (memoValues < kMemoValues) {
@@ -1406,6 +1427,7 @@ struct Eliminator {
     unsigned *__restrict outArg = argmin->data();
     const double *unary = pb.unary[v].data();
     std::vector<double> bestBuf(kw + kPad), argBuf(kw + kPad);
+    std::vector<double> rowUnary(pb.k(v));
     double *__restrict best = bestBuf.data();
     double *__restrict arg = argBuf.data();
     std::vector<unsigned> digit(numOuter, 0);
@@ -1413,7 +1435,7 @@ struct Eliminator {
     const size_t numRows = size / kw;
     for (size_t row = 0; row < numRows; ++row) {
       minRow(pb.k(v), kw, numLive, unary, tab.data(), base.data(),
-             vStride.data(), wStride.data(), best, arg);
+             vStride.data(), wStride.data(), best, arg, rowUnary.data());
       double *o = outTable + row * kw;
       unsigned *oa = outArg + row * kw;
       for (unsigned w = 0; w < kw; ++w) {
