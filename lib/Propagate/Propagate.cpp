@@ -661,6 +661,7 @@ LogicalResult DistPropagatePass::convertUpstreamAnnotations(ModuleOp module,
                                                             MeshAttr meshAttr) {
   SmallVector<shard::ShardOp> shards;
   module.walk([&](shard::ShardOp op) { shards.push_back(op); });
+  const DeviceMesh dmesh = meshAttr.toDeviceMesh();
   for (shard::ShardOp op : shards) {
     auto sharding = op.getSharding().getDefiningOp<shard::ShardingOp>();
     if (!sharding)
@@ -692,7 +693,7 @@ LogicalResult DistPropagatePass::convertUpstreamAnnotations(ModuleOp module,
       for (int16_t a : axes.asArrayRef())
         layout.dimAxes[d].push_back(a);
     std::vector<int64_t> shape = getShape(type);
-    std::string err = layout.validate(meshAttr.toDeviceMesh(), &shape);
+    std::string err = layout.validate(dmesh, &shape);
     if (!err.empty())
       return op.emitError("dist-propagate: ") << err;
     OpBuilder b(op);

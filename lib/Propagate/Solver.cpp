@@ -1433,14 +1433,19 @@ struct Eliminator {
     std::vector<unsigned> digit(numOuter, 0);
     std::vector<size_t> base(numLive, 0);
     const size_t numRows = size / kw;
+    // The least entry, for the normalisation below.
+    double least = kInfeasibleCost;
     for (size_t row = 0; row < numRows; ++row) {
       minRow(pb.k(v), kw, numLive, unary, tab.data(), base.data(),
              vStride.data(), wStride.data(), best, arg, rowUnary.data());
       double *o = outTable + row * kw;
       unsigned *oa = outArg + row * kw;
+      // The argmins are candidate indices below 2^31: through int, the
+      // conversion vectorises.
       for (unsigned w = 0; w < kw; ++w) {
         o[w] = std::min(kInfeasibleCost, best[w]);
-        oa[w] = static_cast<unsigned>(arg[w]);
+        least = std::min(least, o[w]);
+        oa[w] = static_cast<unsigned>(static_cast<int32_t>(arg[w]));
       }
       // Odometer over the outer positions, minor-most last.
       for (size_t j = numOuter; j-- > 0;) {
@@ -1458,9 +1463,6 @@ struct Eliminator {
     // argmin: a repeated layer's table then equals the earlier layer's
     // although it carries the cost of more layers before it, and the memo
     // shares it.
-    double least = kInfeasibleCost;
-    for (size_t i = 0; i < size; ++i)
-      least = std::min(least, outTable[i]);
     if (least != 0.0 && least < kInfeasibleCost / 2)
       for (size_t i = 0; i < size; ++i)
         if (outTable[i] < kInfeasibleCost / 2)
