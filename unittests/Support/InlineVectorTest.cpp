@@ -61,6 +61,29 @@ TEST(InlineVector, CopyAndMoveInlineAndHeap) {
   }
 }
 
+TEST(InlineVector, HeapPointerSharesTheInlineBytes) {
+  // The elements or the heap pointer, then size and capacity: no separate
+  // pointer to the inline elements.
+  EXPECT_EQ(sizeof(Small), 2 * sizeof(int64_t) + 2 * sizeof(uint32_t));
+  EXPECT_EQ(sizeof(InlineVector<int8_t, 4>),
+            sizeof(void *) + 2 * sizeof(uint32_t));
+  // A vector whose heap buffer moved out is inline and empty, and grows
+  // again; the one that took the buffer keeps it.
+  Small v = {1, 2, 3};
+  Small w = std::move(v);
+  EXPECT_TRUE(v.isInline()); // NOLINT(bugprone-use-after-move)
+  EXPECT_FALSE(w.isInline());
+  for (int64_t x : {4, 5, 6, 7, 8})
+    v.push_back(x);
+  EXPECT_EQ(v, (std::vector<int64_t>{4, 5, 6, 7, 8}));
+  EXPECT_EQ(w, (std::vector<int64_t>{1, 2, 3}));
+  w = std::move(v);
+  EXPECT_EQ(w, (std::vector<int64_t>{4, 5, 6, 7, 8}));
+  v = {9};
+  EXPECT_TRUE(v.isInline());
+  EXPECT_EQ(v, (std::vector<int64_t>{9}));
+}
+
 TEST(InlineVector, ConstructAssignResize) {
   std::vector<int64_t> src = {4, 5, 6};
   Small fromRange(src.begin(), src.end());

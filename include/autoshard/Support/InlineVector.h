@@ -8,6 +8,11 @@
 // MLIR-free runtime, which must not depend on libLLVM. It implements only the
 // std::vector subset the code base uses.
 //
+// The heap pointer shares its bytes with the inline elements (a buffer on
+// the heap always has more room than N, so `cap == N` tells the two apart):
+// a layout is mostly these lists, and the propagation pass keeps thousands
+// of layouts, so every byte counts in the memory it touches.
+//
 //===----------------------------------------------------------------------===//
 #ifndef AUTOSHARD_SUPPORT_INLINEVECTOR_H
 #define AUTOSHARD_SUPPORT_INLINEVECTOR_H
@@ -86,7 +91,7 @@ public:
     T copy(value);
     clear();
     reserve(n);
-    std::uninitialized_fill_n(ptr, n, copy);
+    std::uninitialized_fill_n(data(), n, copy);
     sz = static_cast<uint32_t>(n);
   }
   template <typename It, typename = RequireInputIterator<It>>
@@ -98,25 +103,25 @@ public:
     assign(init.begin(), init.end());
   }
 
-  iterator begin() { return ptr; }
-  const_iterator begin() const { return ptr; }
-  iterator end() { return ptr + sz; }
-  const_iterator end() const { return ptr + sz; }
-  T *data() { return ptr; }
-  const T *data() const { return ptr; }
+  iterator begin() { return data(); }
+  const_iterator begin() const { return data(); }
+  iterator end() { return data() + sz; }
+  const_iterator end() const { return data() + sz; }
+  T *data() { return cap == N ? inlineData() : heap; }
+  const T *data() const { return cap == N ? inlineData() : heap; }
   size_t size() const { return sz; }
   bool empty() const { return sz == 0; }
   size_t capacity() const { return cap; }
   /// Whether the elements live in the object's own storage (no heap).
-  bool isInline() const { return ptr == inlineData(); }
+  bool isInline() const { return cap == N; }
 
   T &operator[](size_t i) {
     assert(i < sz && "InlineVector index out of range");
-    return ptr[i];
+    return data()[i];
   }
   const T &operator[](size_t i) const {
     assert(i < sz && "InlineVector index out of range");
-    return ptr[i];
+    return data()[i];
   }
   T &front() { return (*this)[0]; }
   const T &front() const { return (*this)[0]; }
@@ -131,7 +136,7 @@ public:
   void push_back(T &&value) { emplace_back(std::move(value)); }
   template <typename... Args> T &emplace_back(Args &&...args) {
     if (sz < cap) {
-      ::new (static_cast<void *>(ptr + sz)) T(std::forward<Args>(args)...);
+      ::new (static_cast<void *>(data() + sz)) T(std::forward<Args>(args)...);
     } else {
       // Construct the new element first: the arguments may refer to elements
       // of the old buffer.
@@ -140,22 +145,22 @@ public:
       ::new (static_cast<void *>(fresh + sz)) T(std::forward<Args>(args)...);
       moveToBuffer(fresh, newCap);
     }
-    return ptr[sz++];
+    return data()[sz++];
   }
   void pop_back() {
     assert(sz > 0 && "pop_back on an empty InlineVector");
-    ptr[--sz].~T();
+    data()[--sz].~T();
   }
   void clear() {
-    std::destroy(ptr, ptr + sz);
+    std::destroy(data(), data() + sz);
     sz = 0;
   }
   void resize(size_t n) {
     if (n < sz) {
-      std::destroy(ptr + n, ptr + sz);
+      std::destroy(data() + n, data() + sz);
     } else if (n > sz) {
       reserve(n);
-      std::uninitialized_value_construct(ptr + sz, ptr + n);
+      std::uninitialized_value_construct(data() + sz, data() + n);
     }
     sz = static_cast<uint32_t>(n);
   }
@@ -166,51 +171,53 @@ public:
     }
     T copy(value);
     reserve(n);
-    std::uninitialized_fill(ptr + sz, ptr + n, copy);
+    std::uninitialized_fill(data() + sz, data() + n, copy);
     sz = static_cast<uint32_t>(n);
   }
 
   template <typename It, typename = RequireInputIterator<It>>
   iterator insert(const_iterator pos, It first, It last) {
-    size_t index = pos - ptr;
+    size_t index = pos - data();
     if (index == sz) {
       append(first, last);
-      return ptr + index;
+      return data() + index;
     }
     // Copy the range first: it may come from this vector, whose elements are
     // about to move.
     InlineVector tail(first, last);
     size_t n = tail.size();
     if (n == 0)
-      return ptr + index;
+      return data() + index;
     size_t oldSize = sz;
     resize(oldSize + n);
-    std::move_backward(ptr + index, ptr + oldSize, ptr + oldSize + n);
-    std::move(tail.begin(), tail.end(), ptr + index);
-    return ptr + index;
+    T *p = data();
+    std::move_backward(p + index, p + oldSize, p + oldSize + n);
+    std::move(tail.begin(), tail.end(), data() + index);
+    return data() + index;
   }
   iterator insert(const_iterator pos, std::initializer_list<T> init) {
     return insert(pos, init.begin(), init.end());
   }
   iterator insert(const_iterator pos, const T &value) {
-    size_t index = pos - ptr;
+    size_t index = pos - data();
     if (index == sz) {
       emplace_back(value);
-      return ptr + index;
+      return data() + index;
     }
     T copy(value);
     emplace_back(std::move(back()));
-    std::move_backward(ptr + index, ptr + sz - 2, ptr + sz - 1);
-    ptr[index] = std::move(copy);
-    return ptr + index;
+    std::move_backward(data() + index, data() + sz - 2, data() + sz - 1);
+    data()[index] = std::move(copy);
+    return data() + index;
   }
   iterator erase(const_iterator pos) { return erase(pos, pos + 1); }
   iterator erase(const_iterator first, const_iterator last) {
-    T *b = ptr + (first - ptr);
-    T *e = ptr + (last - ptr);
-    T *newEnd = std::move(e, ptr + sz, b);
-    std::destroy(newEnd, ptr + sz);
-    sz = static_cast<uint32_t>(newEnd - ptr);
+    T *p = data();
+    T *b = p + (first - p);
+    T *e = p + (last - p);
+    T *newEnd = std::move(e, p + sz, b);
+    std::destroy(newEnd, p + sz);
+    sz = static_cast<uint32_t>(newEnd - p);
     return b;
   }
 
@@ -256,11 +263,12 @@ private:
   /// Moves the elements to `fresh` (a heap buffer of `newCap`) and frees the
   /// old heap buffer, if any.
   void moveToBuffer(T *fresh, size_t newCap) {
-    std::uninitialized_move(ptr, ptr + sz, fresh);
-    std::destroy(ptr, ptr + sz);
+    T *old = data();
+    std::uninitialized_move(old, old + sz, fresh);
+    std::destroy(old, old + sz);
     if (!isInline())
-      ::operator delete(ptr);
-    ptr = fresh;
+      ::operator delete(old);
+    heap = fresh;
     cap = static_cast<uint32_t>(newCap);
   }
   template <typename It> void append(It first, It last) {
@@ -268,21 +276,22 @@ private:
                       typename std::iterator_traits<It>::iterator_category,
                       std::forward_iterator_tag>) {
       reserve(sz + static_cast<size_t>(std::distance(first, last)));
-      T *out = std::uninitialized_copy(first, last, ptr + sz);
-      sz = static_cast<uint32_t>(out - ptr);
+      T *out = std::uninitialized_copy(first, last, data() + sz);
+      sz = static_cast<uint32_t>(out - data());
     } else {
       for (; first != last; ++first)
         emplace_back(*first);
     }
   }
-  /// Destroys the elements and frees a heap buffer; leaves `ptr` dangling.
+  /// Destroys the elements and frees a heap buffer; leaves the vector in no
+  /// valid state (resetToInline() makes it one).
   void release() {
-    std::destroy(ptr, ptr + sz);
+    T *p = data();
+    std::destroy(p, p + sz);
     if (!isInline())
-      ::operator delete(ptr);
+      ::operator delete(p);
   }
   void resetToInline() {
-    ptr = inlineData();
     sz = 0;
     cap = N;
   }
@@ -290,21 +299,25 @@ private:
   /// empty. `*this` must be empty and inline.
   void takeFrom(InlineVector &other) {
     if (!other.isInline()) {
-      ptr = other.ptr;
+      heap = other.heap;
       sz = other.sz;
       cap = other.cap;
       other.resetToInline();
       return;
     }
-    std::uninitialized_move(other.ptr, other.ptr + other.sz, ptr);
+    std::uninitialized_move(other.inlineData(), other.inlineData() + other.sz,
+                            inlineData());
     sz = other.sz;
     other.clear();
   }
 
-  T *ptr = inlineData();
+  /// The elements while cap == N; else `heap` holds them.
+  union {
+    T *heap;
+    alignas(T) unsigned char storage[N * sizeof(T)];
+  };
   uint32_t sz = 0;
   uint32_t cap = N;
-  alignas(T) unsigned char storage[N * sizeof(T)];
 };
 
 } // namespace autoshard
