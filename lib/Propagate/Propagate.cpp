@@ -787,8 +787,11 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     key += " flops/point ";
     key += llvm::utohexstr(llvm::bit_cast<uint64_t>(rule.flopsPerPoint));
     auto [it, inserted] = candCache.try_emplace(std::move(key));
-    if (inserted)
-      it->second = makeList(enumerateCandidates(rule, dmesh));
+    if (inserted) {
+      EnumerateOptions options;
+      options.withFactorAxes = false;
+      it->second = makeList(enumerateCandidates(rule, dmesh, options));
+    }
     return it->second;
   };
 

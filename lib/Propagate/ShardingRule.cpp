@@ -605,6 +605,8 @@ struct Enumerator {
   /// The assignment being built: axes are appended in mesh order, so every
   /// factor's list is ascending (the first order permute generates).
   FactorAxes fAxes;
+  /// The factor axes of the candidate build() is making.
+  FactorAxes built;
   /// shards[f] = product of the sizes of fAxes[f] (1 when unsplit).
   llvm::SmallVector<int64_t, 8> shards;
   /// Product of the sizes of every assigned axis (Candidate::getParallelism).
@@ -874,13 +876,24 @@ struct Enumerator {
   int64_t getNumKept() const { return static_cast<int64_t>(kept.size()); }
 
   /// The candidate of kept assignment `k`; each is taken once.
-  Candidate take(int64_t k) { return packed ? build(k) : std::move(out[k]); }
+  Candidate take(int64_t k) {
+    if (packed)
+      return build(k);
+    Candidate c = std::move(out[k]);
+    if (!options.withFactorAxes)
+      c.factorAxes = FactorAxes();
+    return c;
+  }
 
   /// The candidate of kept assignment `k` when keys are packed.
   Candidate build(int64_t k) {
     Candidate c;
-    // Only the eligible factors' lists can be non-empty.
-    c.factorAxes.resize(rule.factors.size());
+    // The factor axes in `built` (reused: its lists keep their room), moved
+    // to the candidate at the end when it carries them. Only the eligible
+    // factors' lists can be non-empty.
+    built.resize(rule.factors.size());
+    for (int64_t f : eligible)
+      built[f].clear();
     const uint64_t *codes = keptCodes.data() + k * eligible.size();
     for (size_t e = 0; e < eligible.size(); ++e) {
       // One nibble (axis + 1) per axis, the major axis in the highest: read
@@ -890,7 +903,7 @@ struct Enumerator {
       for (uint64_t code = codes[e]; code; code >>= 4)
         *--first = static_cast<int64_t>(code & 15) - 1;
       if (first != std::end(axes))
-        c.factorAxes[eligible[e]].assign(first, std::end(axes));
+        built[eligible[e]].assign(first, std::end(axes));
     }
     partial.clear();
     for (uint64_t mask = kept[k].partialMask; mask; mask &= mask - 1)
@@ -898,7 +911,7 @@ struct Enumerator {
     c.resultLayouts.reserve(rule.resultDims.size());
     for (size_t i = 0; i < rule.resultDims.size(); ++i) {
       TensorLayout &l = c.resultLayouts.emplace_back();
-      fillDims(c.factorAxes, rule.operandDims.size() + i, l);
+      fillDims(built, rule.operandDims.size() + i, l);
       if (!partial.empty())
         l.partialAxes.assign(partial.begin(), partial.end());
       l.partialKind = rule.reduction;
@@ -906,7 +919,7 @@ struct Enumerator {
     c.operandLayouts.reserve(rule.operandDims.size());
     for (size_t i = 0; i < rule.operandDims.size(); ++i) {
       TensorLayout &l = c.operandLayouts.emplace_back();
-      fillDims(c.factorAxes, i, l);
+      fillDims(built, i, l);
       int64_t tied = rule.getTiedResult(static_cast<int64_t>(i));
       if (tied >= 0) {
         if (!partial.empty())
@@ -915,6 +928,8 @@ struct Enumerator {
       }
     }
     c.flops = kept[k].flops;
+    if (options.withFactorAxes)
+      c.factorAxes = built;
     return c;
   }
 

@@ -186,6 +186,33 @@ TEST(ShardingRuleTest, PackedAndPrintedKeysAgree) {
   }
 }
 
+TEST(ShardingRuleTest, CandidatesWithoutFactorAxes) {
+  // withFactorAxes = false leaves every candidate's factor axes empty and
+  // changes nothing else, on the packed and the printed-key paths (the
+  // factor axes a candidate is built from are reused between candidates).
+  DeviceMesh plain({{"x", 2}, {"y", 2}, {"z", 2}});
+  DeviceMesh printed({{"x", 2}, {"y y", 2}, {"z", 2}});
+  for (const DeviceMesh &mesh : {plain, printed}) {
+    for (const ShardingRule &rule :
+         {matmulRule(8, 16, 4), buildReshapeRule({4, 8, 16}, {32, 16})}) {
+      EnumerateOptions without;
+      without.withFactorAxes = false;
+      std::vector<Candidate> a = enumerateCandidates(rule, mesh);
+      std::vector<Candidate> b = enumerateCandidates(rule, mesh, without);
+      ASSERT_EQ(a.size(), b.size()) << rule.str();
+      size_t split = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_TRUE(b[i].factorAxes.empty()) << rule.str();
+        EXPECT_EQ(a[i].operandLayouts, b[i].operandLayouts) << rule.str();
+        EXPECT_EQ(a[i].resultLayouts, b[i].resultLayouts) << rule.str();
+        EXPECT_EQ(a[i].flops, b[i].flops) << rule.str();
+        split += a[i].getParallelism(mesh) > 1;
+      }
+      EXPECT_GT(split, 1u) << rule.str();
+    }
+  }
+}
+
 TEST(ShardingRuleTest, ElementwiseBroadcastRule) {
   ShardingRule r = buildElementwiseRule({{8, 16}, {1, 16}, {1}}, {8, 16});
   ASSERT_EQ(r.verify(), "");

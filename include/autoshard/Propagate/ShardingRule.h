@@ -168,6 +168,11 @@ struct EnumerateOptions {
   int64_t maxAxesPerFactor = 0;
   /// Whether reduction factors may be split (leaving partial results).
   bool allowReductionSplits = true;
+  /// Whether candidates carry their factor axes (Candidate::factorAxes;
+  /// empty otherwise). The propagation pass reads only the layouts and the
+  /// work estimate, and these lists are a third of a candidate's
+  /// allocations.
+  bool withFactorAxes = true;
 };
 
 /// Every representable assignment of mesh axes to factors (each axis to at
