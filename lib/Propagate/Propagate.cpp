@@ -590,8 +590,20 @@ struct DistPropagatePass
   void runOnOperation() override;
 
 private:
-  FailureOr<MeshAttr> resolveMesh(ModuleOp module);
-  LogicalResult convertUpstreamAnnotations(ModuleOp module, MeshAttr mesh);
+  /// What the pass looks for before it builds graphs, found in one walk of
+  /// the module (in the walk's post-order).
+  struct ModuleScan {
+    /// The mesh of the first user constraint (annotation, reshard,
+    /// strategy).
+    MeshAttr constraintMesh;
+    shard::GridOp firstGrid;
+    SmallVector<shard::ShardOp> shards;
+    SmallVector<shard::ShardingOp> shardings;
+  };
+  static ModuleScan scanModule(ModuleOp module);
+  FailureOr<MeshAttr> resolveMesh(ModuleOp module, const ModuleScan &scan);
+  LogicalResult convertUpstreamAnnotations(MeshAttr mesh,
+                                           const ModuleScan &scan);
   LogicalResult propagateFunction(func::FuncOp func, MeshAttr meshAttr,
                                   const CostModel &model,
                                   ReshardPlanner &planner,
@@ -604,7 +616,33 @@ private:
 // Mesh and upstream annotations
 //===----------------------------------------------------------------------===//
 
-FailureOr<MeshAttr> DistPropagatePass::resolveMesh(ModuleOp module) {
+DistPropagatePass::ModuleScan DistPropagatePass::scanModule(ModuleOp module) {
+  ModuleScan scan;
+  auto strategyName =
+      StringAttr::get(module.getContext(), DistDialect::kStrategyAttrName);
+  module.walk([&](Operation *op) {
+    if (!scan.constraintMesh) {
+      if (auto a = dyn_cast<AnnotateOp>(op))
+        scan.constraintMesh = a.getLayout().getMesh();
+      else if (auto r = dyn_cast<ReshardOp>(op))
+        scan.constraintMesh = r.getSource().getMesh();
+      else if (auto st = op->getAttrOfType<StrategyAttr>(strategyName))
+        scan.constraintMesh = st.getMesh();
+    }
+    if (auto grid = dyn_cast<shard::GridOp>(op)) {
+      if (!scan.firstGrid)
+        scan.firstGrid = grid;
+    } else if (auto shard = dyn_cast<shard::ShardOp>(op)) {
+      scan.shards.push_back(shard);
+    } else if (auto sharding = dyn_cast<shard::ShardingOp>(op)) {
+      scan.shardings.push_back(sharding);
+    }
+  });
+  return scan;
+}
+
+FailureOr<MeshAttr> DistPropagatePass::resolveMesh(ModuleOp module,
+                                                   const ModuleScan &scan) {
   MLIRContext *ctx = module.getContext();
   if (!mesh.empty()) {
     std::string text = mesh;
@@ -624,25 +662,9 @@ FailureOr<MeshAttr> DistPropagatePass::resolveMesh(ModuleOp module) {
   if (auto attr = module->getAttrOfType<MeshAttr>(DistDialect::kMeshAttrName))
     return attr;
   // The mesh of the first user constraint, in program order.
-  MeshAttr found;
-  module.walk([&](Operation *op) {
-    if (auto a = dyn_cast<AnnotateOp>(op))
-      found = a.getLayout().getMesh();
-    else if (auto r = dyn_cast<ReshardOp>(op))
-      found = r.getSource().getMesh();
-    else if (auto s = op->getAttrOfType<StrategyAttr>(
-                 DistDialect::kStrategyAttrName))
-      found = s.getMesh();
-    return found ? WalkResult::interrupt() : WalkResult::advance();
-  });
-  if (found)
-    return found;
-  shard::GridOp grid;
-  module.walk([&](shard::GridOp g) {
-    grid = g;
-    return WalkResult::interrupt();
-  });
-  if (grid) {
+  if (scan.constraintMesh)
+    return scan.constraintMesh;
+  if (shard::GridOp grid = scan.firstGrid) {
     std::vector<MeshAxis> axes;
     for (auto [i, size] : llvm::enumerate(grid.getShape()))
       axes.push_back({"g" + std::to_string(i), size, 0.0, 0.0});
@@ -657,12 +679,11 @@ FailureOr<MeshAttr> DistPropagatePass::resolveMesh(ModuleOp module) {
 /// Rewrites `shard.shard %v to %s` into `dist.annotate` so files written for
 /// upstream `--sharding-propagation` work unchanged. Grid axis i is mesh axis
 /// i; the grid must have the mesh's shape.
-LogicalResult DistPropagatePass::convertUpstreamAnnotations(ModuleOp module,
-                                                            MeshAttr meshAttr) {
-  SmallVector<shard::ShardOp> shards;
-  module.walk([&](shard::ShardOp op) { shards.push_back(op); });
+LogicalResult
+DistPropagatePass::convertUpstreamAnnotations(MeshAttr meshAttr,
+                                              const ModuleScan &scan) {
   const DeviceMesh dmesh = meshAttr.toDeviceMesh();
-  for (shard::ShardOp op : shards) {
+  for (shard::ShardOp op : scan.shards) {
     auto sharding = op.getSharding().getDefiningOp<shard::ShardingOp>();
     if (!sharding)
       return op.emitError("dist-propagate: the sharding of a shard.shard must "
@@ -703,19 +724,26 @@ LogicalResult DistPropagatePass::convertUpstreamAnnotations(ModuleOp module,
     op.getResult().replaceAllUsesWith(annotate.getResult());
     op.erase();
   }
-  SmallVector<shard::ShardingOp> dead;
-  module.walk([&](shard::ShardingOp op) {
+  for (shard::ShardingOp op : scan.shardings)
     if (op->use_empty())
-      dead.push_back(op);
-  });
-  for (auto op : dead)
-    op.erase();
+      op.erase();
   return success();
 }
 
 //===----------------------------------------------------------------------===//
 // Graph construction, solution, rewrite
 //===----------------------------------------------------------------------===//
+
+/// A node's solver key: its hash as 13 base-32 digits, most significant
+/// first. Keys sort as the numbers do (as 16 hex digits would), and fit in
+/// std::string's inline buffer: no allocation per node.
+static std::string nodeKey(uint64_t hash) {
+  static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuv";
+  std::string key(13, '0');
+  for (int i = 12; i >= 0; --i, hash >>= 5)
+    key[i] = kDigits[hash & 31];
+  return key;
+}
 
 /// An op whose result carries no data a consumer reads before overwriting,
 /// or only zeros: it may take any layout a consumer wants, a pending partial
@@ -1104,11 +1132,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       for (const Candidate &c : n.cands())
         it->second.push_back(isOp ? model.getComputeTimeUs(c.flops) : 0.0);
     }
-    // The hash as 16 lowercase hex digits ("%016llx", without printf's cost:
-    // one key per node).
-    n.solverId = graph.addNode(
-        llvm::utohexstr(hashes[i], /*LowerCase=*/true, /*Width=*/16),
-        it->second);
+    n.solverId = graph.addNode(nodeKey(hashes[i]), it->second);
   }
   // An edge from result `slot` of node `pn` to operand `operand` of node
   // `cn` (a fan-out node has one of each).
@@ -1476,8 +1500,9 @@ void DistPropagatePass::runOnOperation() {
                        << "' (expected 'dp', 'local' or 'exact')";
     return signalPassFailure();
   }
-  FailureOr<MeshAttr> meshAttr = resolveMesh(module);
-  if (failed(meshAttr) || failed(convertUpstreamAnnotations(module, *meshAttr)))
+  ModuleScan scan = scanModule(module);
+  FailureOr<MeshAttr> meshAttr = resolveMesh(module, scan);
+  if (failed(meshAttr) || failed(convertUpstreamAnnotations(*meshAttr, scan)))
     return signalPassFailure();
   ClusterSpec clusterSpec;
   if (!cluster.empty()) {
