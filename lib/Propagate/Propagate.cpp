@@ -350,12 +350,12 @@ struct Pricing {
   const CostModel &model;
   const PlannerOptions &plannerOptions;
   std::vector<TensorLayout> layouts;
-  /// encodings[id]: the integer form of layouts[id].
-  std::vector<std::vector<int64_t>> encodings;
   /// layoutKey of an id, built on first request.
   std::vector<std::string> keys;
-  std::unordered_map<uint64_t, llvm::SmallVector<unsigned, 1>> layoutIds;
-  std::vector<int64_t> scratch;
+  /// The first id of each layout hash (see hashLayout), and the next id of
+  /// the same hash after each id (~0u: none).
+  llvm::DenseMap<uint64_t, unsigned, PackedKeyInfo> firstOfHash;
+  std::vector<unsigned> nextOfHash;
   std::map<std::vector<int64_t>, unsigned> shapeIds;
   /// Pairs to price, each once: a row per (shape, element size, source),
   /// by target, holding the pair's index in `pairs` (so that the lookups of
@@ -396,35 +396,51 @@ struct Pricing {
     }
     return h;
   }
-  /// The same distinctions as layoutKey: dim axes, partial axes in order,
-  /// the kind only when partial, the uneven lists as given.
-  static void encode(const TensorLayout &l, std::vector<int64_t> &out) {
-    out.clear();
-    out.push_back(l.dimAxes.size());
+  /// Layouts are told apart as layoutKey tells them apart: dim axes,
+  /// partial axes in order, the kind only when partial, the uneven lists as
+  /// given (TensorLayout's == treats partial axes as a set).
+  static bool sameKey(const TensorLayout &a, const TensorLayout &b) {
+    return a.dimAxes == b.dimAxes && a.partialAxes == b.partialAxes &&
+           (a.partialAxes.empty() || a.partialKind == b.partialKind) &&
+           a.unevenSizes == b.unevenSizes;
+  }
+  /// A hash of what sameKey compares, read in place.
+  static uint64_t hashLayout(const TensorLayout &l) {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](uint64_t x) {
+      h ^= x;
+      h *= 1099511628211ull;
+      h ^= h >> 29;
+    };
+    mix(l.dimAxes.size());
     for (const auto &axes : l.dimAxes) {
-      out.push_back(axes.size());
-      out.insert(out.end(), axes.begin(), axes.end());
+      mix(axes.size());
+      for (int64_t a : axes)
+        mix(a);
     }
-    out.push_back(l.partialAxes.size());
-    out.insert(out.end(), l.partialAxes.begin(), l.partialAxes.end());
+    mix(l.partialAxes.size());
+    for (int64_t a : l.partialAxes)
+      mix(a);
     if (!l.partialAxes.empty())
-      out.push_back(static_cast<int64_t>(l.partialKind));
-    out.push_back(l.unevenSizes.size());
+      mix(static_cast<uint64_t>(l.partialKind));
+    mix(l.unevenSizes.size());
     for (const auto &sizes : l.unevenSizes) {
-      out.push_back(sizes.size());
-      out.insert(out.end(), sizes.begin(), sizes.end());
+      mix(sizes.size());
+      for (int64_t x : sizes)
+        mix(x);
     }
+    return h;
   }
   unsigned intern(const TensorLayout &l) {
-    encode(l, scratch);
-    auto &bucket = layoutIds[hashInts(scratch)];
-    for (unsigned id : bucket)
-      if (encodings[id] == scratch)
-        return id;
+    auto [it, inserted] = firstOfHash.try_emplace(hashLayout(l), ~0u);
+    unsigned *link = &it->second;
+    for (; *link != ~0u; link = &nextOfHash[*link])
+      if (sameKey(layouts[*link], l))
+        return *link;
     unsigned id = layouts.size();
-    bucket.push_back(id);
+    *link = id;
+    nextOfHash.push_back(~0u);
     layouts.push_back(l);
-    encodings.push_back(scratch);
     keys.emplace_back();
     resolved.push_back(-1);
     return id;
