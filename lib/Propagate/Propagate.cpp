@@ -1136,7 +1136,9 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
 
   // The solver graph.
   SolverGraph graph;
-  llvm::DenseMap<std::pair<const void *, unsigned>, std::vector<double>>
+  // Node costs by candidate list, shared by the graph's nodes (not copied).
+  llvm::DenseMap<std::pair<const void *, unsigned>,
+                 std::shared_ptr<const std::vector<double>>>
       nodeCosts;
   for (unsigned i = 0; i < nodes.size(); ++i) {
     Node &n = nodes[i];
@@ -1144,9 +1146,11 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     auto [it, inserted] =
         nodeCosts.try_emplace({static_cast<const void *>(&n.cands()), isOp});
     if (inserted) {
-      it->second.reserve(n.cands().size());
+      auto costs = std::make_shared<std::vector<double>>();
+      costs->reserve(n.cands().size());
       for (const Candidate &c : n.cands())
-        it->second.push_back(isOp ? model.getComputeTimeUs(c.flops) : 0.0);
+        costs->push_back(isOp ? model.getComputeTimeUs(c.flops) : 0.0);
+      it->second = std::move(costs);
     }
     n.solverId = graph.addNode(nodeKey(hashes[i]), it->second);
   }

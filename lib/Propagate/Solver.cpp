@@ -28,6 +28,13 @@ using namespace autoshard;
 //===----------------------------------------------------------------------===//
 
 unsigned SolverGraph::addNode(std::string key, std::vector<double> costs) {
+  return addNode(std::move(key),
+                 std::make_shared<const std::vector<double>>(std::move(costs)));
+}
+
+unsigned
+SolverGraph::addNode(std::string key,
+                     std::shared_ptr<const std::vector<double>> costs) {
   nodes.push_back({std::move(key), std::move(costs)});
   return nodes.size() - 1;
 }
@@ -70,7 +77,7 @@ void SolverGraph::restrict(unsigned node, std::vector<unsigned> allowed,
 
 std::string SolverGraph::validate() const {
   for (unsigned n = 0; n < nodes.size(); ++n)
-    if (nodes[n].costs.empty())
+    if (!nodes[n].costs || nodes[n].costs->empty())
       return "node '" + nodes[n].key + "' has no candidate";
   // A shared table is checked once (its sizes against each edge's nodes).
   std::unordered_set<const EdgeTable *> checked;
@@ -114,7 +121,7 @@ std::string SolverGraph::validate() const {
 double SolverGraph::evaluate(const std::vector<unsigned> &assignment) const {
   double total = 0.0;
   for (unsigned n = 0; n < nodes.size(); ++n)
-    total += nodes[n].costs[assignment[n]];
+    total += (*nodes[n].costs)[assignment[n]];
   for (const Edge &e : edges)
     total += e.get(assignment[e.src], assignment[e.dst]);
   return total;
@@ -226,7 +233,17 @@ struct Problem {
   /// Whether v may take every candidate (no restriction bit); allowed[v] is
   /// then empty rather than a list of them all.
   std::vector<bool> unrestricted;
-  std::vector<std::vector<double>> unary;
+  /// Each node's unary costs (over its allowed candidates); nodes with the
+  /// same costs share one vector.
+  std::vector<std::shared_ptr<const std::vector<double>>> unary;
+  /// Copies of every node's unary costs, for the searches that update them.
+  std::vector<std::vector<double>> unaryCopy() const {
+    std::vector<std::vector<double>> out;
+    out.reserve(n);
+    for (const auto &u : unary)
+      out.push_back(*u);
+    return out;
+  }
   std::vector<unsigned> rankOrder; // nodes sorted by canonical key
   std::vector<unsigned> rank;      // node -> position in rankOrder
   /// node -> longest path to it from a source along the edges (0 on a
@@ -263,7 +280,7 @@ struct Problem {
   double evaluate(const std::vector<unsigned> &x) const {
     double total = 0.0;
     for (unsigned v = 0; v < n; ++v)
-      total += unary[v][x[v]];
+      total += (*unary[v])[x[v]];
     for (const Pair &p : pairs)
       total += p.m[x[p.a] * k(p.b) + x[p.b]];
     return total;
@@ -321,9 +338,16 @@ Problem normalise(const SolverGraph &graph) {
         most = std::max(most, std::fabs(c));
     return most;
   };
+  // Nodes share cost vectors (the layers of a model): each is scanned once.
+  std::unordered_map<const void *, double> costsLargest;
   double bound = 0.0;
-  for (unsigned v = 0; v < pb.n; ++v)
-    bound += largest(graph.getNode(v).costs);
+  for (unsigned v = 0; v < pb.n; ++v) {
+    const std::vector<double> &costs = *graph.getNode(v).costs;
+    auto [it, inserted] = costsLargest.try_emplace(&costs, 0.0);
+    if (inserted)
+      it->second = largest(costs);
+    bound += it->second;
+  }
   // Edges share tables (the layers of a model): each is scanned once.
   std::unordered_map<const SolverGraph::EdgeTable *, double> tableLargest;
   for (const SolverGraph::Edge &e : graph.getEdges()) {
@@ -340,19 +364,33 @@ Problem normalise(const SolverGraph &graph) {
   auto quantise = [&](double c) {
     return finite(c) ? roundToWhole(c * scale) : kInfeasibleCost;
   };
+  // Unrestricted nodes with the same cost vector share its quantised copy.
+  std::unordered_map<const void *, std::shared_ptr<const std::vector<double>>>
+      quantisedUnary;
   for (unsigned v = 0; v < pb.n; ++v) {
-    // Copied first, then quantised in place: a loop that vectorises.
-    const std::vector<double> &costs = graph.getNode(v).costs;
-    std::vector<double> &unary = pb.unary[v];
+    const std::vector<double> &costs = *graph.getNode(v).costs;
+    std::shared_ptr<const std::vector<double>> *shared = nullptr;
     if (pb.unrestricted[v]) {
-      unary = costs;
-    } else {
-      unary.resize(pb.k(v));
-      for (unsigned i = 0; i < pb.k(v); ++i)
-        unary[i] = costs[pb.allowed[v][i]];
+      shared = &quantisedUnary[&costs];
+      if (*shared) {
+        pb.unary[v] = *shared;
+        continue;
+      }
     }
-    for (double &c : unary)
+    // Copied first, then quantised in place: a loop that vectorises.
+    auto unary = std::make_shared<std::vector<double>>();
+    if (pb.unrestricted[v]) {
+      *unary = costs;
+    } else {
+      unary->resize(pb.k(v));
+      for (unsigned i = 0; i < pb.k(v); ++i)
+        (*unary)[i] = costs[pb.allowed[v][i]];
+    }
+    for (double &c : *unary)
       c = quantise(c);
+    pb.unary[v] = unary;
+    if (shared)
+      *shared = std::move(unary);
   }
 
   // Rank = key order (ties by id). The keys' first 8 bytes, big-endian and
@@ -890,7 +928,7 @@ std::vector<unsigned> forestDP(const Problem &pb, ForestCache &cache,
                                const std::vector<bool> &inTree,
                                const std::vector<unsigned> &x) {
   unsigned n = pb.n;
-  std::vector<std::vector<double>> belief = pb.unary;
+  std::vector<std::vector<double>> belief = pb.unaryCopy();
   if (!x.empty())
     for (unsigned id = 0; id < pb.pairs.size(); ++id) {
       if (inTree[id])
@@ -921,7 +959,7 @@ bool icm(const Problem &pb, const ForestCache &cache,
       unsigned kv = pb.k(v);
       if (kv < 2)
         continue;
-      local.assign(pb.unary[v].begin(), pb.unary[v].end());
+      local.assign(pb.unary[v]->begin(), pb.unary[v]->end());
       for (unsigned id : pb.incident(v))
         addCosts(local, cache.given(pb, id, v, x[pb.other(pb.pairs[id], v)]));
       unsigned arg = x[v];
@@ -1318,7 +1356,7 @@ struct Eliminator {
     // are part of the key anyway.
     for (unsigned u : scope)
       layout.push_back(pb.k(u));
-    const std::vector<double> &unaryV = pb.unary[v];
+    const std::vector<double> &unaryV = *pb.unary[v];
     uint64_t key =
         hashEntries(unaryV.data(), kv) ^ (size * 0x9e3779b97f4a7c15ull);
     for (size_t i = 0; i < numLive; ++i) {
@@ -1425,7 +1463,7 @@ struct Eliminator {
     auto argmin = std::make_shared<std::vector<unsigned>>(size);
     double *__restrict outTable = table->data();
     unsigned *__restrict outArg = argmin->data();
-    const double *unary = pb.unary[v].data();
+    const double *unary = pb.unary[v]->data();
     std::vector<double> bestBuf(kw + kPad), argBuf(kw + kPad);
     std::vector<double> rowUnary(pb.k(v));
     double *__restrict best = bestBuf.data();
@@ -1500,7 +1538,7 @@ neighbourhoodDP(const Problem &pb, const ForestCache &cache,
   std::vector<unsigned> best; // the cheapest others so far, in order
   for (unsigned v = 0; v < pb.n; ++v) {
     unsigned kv = pb.k(v);
-    local.assign(pb.unary[v].begin(), pb.unary[v].end());
+    local.assign(pb.unary[v]->begin(), pb.unary[v]->end());
     for (unsigned id : pb.incident(v))
       addCosts(local, cache.given(pb, id, v, x[pb.other(pb.pairs[id], v)]));
     best.clear();
@@ -1523,9 +1561,11 @@ neighbourhoodDP(const Problem &pb, const ForestCache &cache,
     dom.push_back(x[v]);
     dom.insert(dom.end(), best.begin(), best.end());
     sub.numAllowed[v] = dom.size();
-    sub.unary[v].reserve(dom.size());
+    auto unary = std::make_shared<std::vector<double>>();
+    unary->reserve(dom.size());
     for (unsigned c : dom)
-      sub.unary[v].push_back(pb.unary[v][c]);
+      unary->push_back((*pb.unary[v])[c]);
+    sub.unary[v] = std::move(unary);
   }
   sub.pairs.reserve(pb.pairs.size());
   for (const Pair &p : pb.pairs) {
@@ -1563,7 +1603,7 @@ std::vector<unsigned> blockDP(const Problem &pb, ForestCache &cache,
   std::vector<std::vector<double>> belief(n);
   for (unsigned v = 0; v < n; ++v)
     if (block[v])
-      belief[v] = pb.unary[v];
+      belief[v] = *pb.unary[v];
   std::vector<bool> inTree(pb.pairs.size(), false);
   for (unsigned id = 0; id < pb.pairs.size(); ++id) {
     const Pair &p = pb.pairs[id];
@@ -1799,7 +1839,7 @@ struct BranchAndBound {
         fwd[first][c] += lo;
       }
     }
-    partial = pb.unary;
+    partial = pb.unaryCopy();
   }
 
   void search(unsigned depth, double soFar) {

@@ -453,7 +453,7 @@ SolverGraph shuffled(const SolverGraph &g, std::mt19937 &rng,
   SolverGraph h;
   for (unsigned i = 0; i < n; ++i) {
     inv[perm[i]] = i;
-    h.addNode(g.getNode(perm[i]).key, g.getNode(perm[i]).costs);
+    h.addNode(g.getNode(perm[i]).key, *g.getNode(perm[i]).costs);
   }
   const auto &edges = g.getEdges();
   for (auto it = edges.rbegin(); it != edges.rend(); ++it)
@@ -539,7 +539,7 @@ TEST(SolverTest, ParallelEdgesAddUp) {
 
 TEST(SolverTest, MalformedGraphsAreRejected) {
   SolverGraph g;
-  g.addNode("a", {});
+  g.addNode("a", std::vector<double>{});
   EXPECT_NE(solve(g).error, "");
   SolverGraph h;
   unsigned a = h.addNode("a", {0.0});

@@ -55,7 +55,9 @@ public:
     /// Canonical key: nodes are visited in key order (ties by the edges'
     /// structure, then insertion), so results do not depend on op order.
     std::string key;
-    std::vector<double> costs;
+    /// One cost per candidate; nodes with the same costs (the layers of a
+    /// model) may share one vector.
+    std::shared_ptr<const std::vector<double>> costs;
   };
   /// An edge's costs by layout class. Edges whose endpoints repeat an
   /// earlier edge's layouts (the layers of a model) share one table, and the
@@ -89,6 +91,9 @@ public:
 
   /// Adds a node with one cost per candidate (at least one). Returns its id.
   unsigned addNode(std::string key, std::vector<double> costs);
+  /// The same with costs that other nodes may share (not copied).
+  unsigned addNode(std::string key,
+                   std::shared_ptr<const std::vector<double>> costs);
   /// Adds an edge with class-based costs (see EdgeTable).
   void addEdge(unsigned src, unsigned dst, std::vector<unsigned> srcClass,
                std::vector<unsigned> dstClass, unsigned numSrcClasses,
@@ -107,7 +112,7 @@ public:
 
   unsigned getNumNodes() const { return nodes.size(); }
   unsigned getNumCandidates(unsigned node) const {
-    return nodes[node].costs.size();
+    return nodes[node].costs->size();
   }
   const Node &getNode(unsigned node) const { return nodes[node]; }
   const std::vector<Node> &getNodes() const { return nodes; }
