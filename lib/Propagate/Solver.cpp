@@ -1434,9 +1434,14 @@ struct Eliminator {
                     size_t numOuter, Factor &g, Step &step) {
     const size_t numLive = live.size();
     const size_t rowStride = numOuter + 1;
-    std::vector<const double *> tab(numLive);
-    std::vector<size_t> strides(numLive * rowStride);
-    std::vector<size_t> vStride(numLive), wStride(numLive);
+    // Per-step buffers, reused from step to step (see Scratch).
+    std::vector<const double *> &tab = scratch.tab;
+    std::vector<size_t> &strides = scratch.strides;
+    std::vector<size_t> &vStride = scratch.vStride, &wStride = scratch.wStride;
+    tab.assign(numLive, nullptr);
+    strides.assign(numLive * rowStride, 0);
+    vStride.assign(numLive, 0);
+    wStride.assign(numLive, 0);
     std::vector<std::vector<double>> copies;
     copies.reserve(numLive);
     for (size_t i = 0; i < numLive; ++i) {
@@ -1464,12 +1469,17 @@ struct Eliminator {
     double *__restrict outTable = table->data();
     unsigned *__restrict outArg = argmin->data();
     const double *unary = pb.unary[v]->data();
-    std::vector<double> bestBuf(kw + kPad), argBuf(kw + kPad);
-    std::vector<double> rowUnary(pb.k(v));
+    std::vector<double> &bestBuf = scratch.best, &argBuf = scratch.arg;
+    std::vector<double> &rowUnary = scratch.rowUnary;
+    bestBuf.resize(kw + kPad);
+    argBuf.resize(kw + kPad);
+    rowUnary.resize(pb.k(v));
     double *__restrict best = bestBuf.data();
     double *__restrict arg = argBuf.data();
-    std::vector<unsigned> digit(numOuter, 0);
-    std::vector<size_t> base(numLive, 0);
+    std::vector<unsigned> &digit = scratch.digit;
+    std::vector<size_t> &base = scratch.base;
+    digit.assign(numOuter, 0);
+    base.assign(numLive, 0);
     const size_t numRows = size / kw;
     // The least entry, for the normalisation below.
     double least = kInfeasibleCost;
@@ -1511,6 +1521,13 @@ struct Eliminator {
 
   std::vector<unsigned> liveScratch;
   std::vector<size_t> layoutScratch;
+  /// computeTable's buffers: every step would otherwise allocate its own.
+  struct Scratch {
+    std::vector<const double *> tab;
+    std::vector<size_t> strides, vStride, wStride, base;
+    std::vector<double> best, arg, rowUnary;
+    std::vector<unsigned> digit;
+  } scratch;
 };
 
 /// Exact min-sum over a neighbourhood of `x`: every node keeps its current
