@@ -593,11 +593,18 @@ typedef long long M4 __attribute__((vector_size(32)));
 
 /// The inner loops of an elimination over N factor rows (the common counts
 /// get unrolled instances whose row pointers stay in registers; N < 0: `n`
-/// rows), four candidates w of the scope's last node at a time: the running
-/// minimum and argmin of the block stay in registers while v's candidates cv
-/// go by in order. Row j for candidate cv starts at rows[j] + cv *
-/// vStride[j].
-template <int N>
+/// rows). Row j for candidate cv of v starts at rows[j] + cv * vStride[j].
+/// Two loop orders, with the same sums and the same ties (every entry's sum
+/// is formed in row order, v's candidates are compared in order, and the
+/// first minimum wins):
+///  - Blocked (the rows of one call fit in L1): four candidates w of the
+///    scope's last node at a time, the running minimum and argmin in
+///    registers while v's candidates go by.
+///  - Streaming (larger rows, e.g. the local search's messages on 3-axis
+///    meshes, ~150 candidates a side): v's candidates outermost, each row
+///    read once, the minima kept in `best`/`arg` — re-reading every row
+///    once per block of four would spill out of L1.
+template <int N, bool Blocked>
 inline void minRowN(unsigned kv, unsigned kw4, size_t n, const double *unary,
                     const double *const *rows, const size_t *vStride,
                     double *best, double *arg) {
@@ -612,6 +619,36 @@ inline void minRowN(unsigned kv, unsigned kw4, size_t n, const double *unary,
   }
   const double inf = std::numeric_limits<double>::infinity();
   const V4 one = {1.0, 1.0, 1.0, 1.0};
+  if (!Blocked) {
+    for (unsigned w = 0; w < kw4; ++w) {
+      best[w] = inf;
+      arg[w] = 0.0;
+    }
+    for (unsigned cv = 0; cv < kv; ++cv) {
+      const double u = unary[cv];
+      const double cvd = cv;
+      const V4 c = {cvd, cvd, cvd, cvd};
+      for (size_t j = 0; j < count; ++j)
+        p[j] = rows[j] + cv * vStride[j];
+      for (unsigned w = 0; w < kw4; w += 4) {
+        V4 sum = {u, u, u, u};
+        for (size_t j = 0; j < count; ++j) {
+          V4 r;
+          std::memcpy(&r, p[j] + w, sizeof(r));
+          sum += r;
+        }
+        V4 b, g;
+        std::memcpy(&b, best + w, sizeof(b));
+        std::memcpy(&g, arg + w, sizeof(g));
+        M4 lower = sum < b;
+        b = (V4)(((M4)sum & lower) | ((M4)b & ~lower));
+        g = (V4)(((M4)c & lower) | ((M4)g & ~lower));
+        std::memcpy(best + w, &b, sizeof(b));
+        std::memcpy(arg + w, &g, sizeof(g));
+      }
+    }
+    return;
+  }
   for (unsigned w = 0; w < kw4; w += 4) {
     for (size_t j = 0; j < count; ++j)
       p[j] = rows[j] + w;
@@ -687,20 +724,28 @@ void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
   // The instances are called here, not through a helper, so that each
   // target clone inlines its own: a helper without the clones would run the
   // default target's code.
+  // The blocked order re-reads every row once per block of four: it wins
+  // while the rows stay in L1 (a 32 KiB budget).
+  const bool blocked =
+      size_t(kv) * kw4 * std::max<size_t>(m, 1) * sizeof(double) <= 32 * 1024;
+#define AUTOSHARD_MIN_ROW(N)                                                   \
+  return blocked ? minRowN<N, true>(kv, kw4, m, u, rows, strides, best, arg)   \
+                 : minRowN<N, false>(kv, kw4, m, u, rows, strides, best, arg)
   switch (m) {
   case 0:
-    return minRowN<0>(kv, kw4, m, u, rows, strides, best, arg);
+    AUTOSHARD_MIN_ROW(0);
   case 1:
-    return minRowN<1>(kv, kw4, m, u, rows, strides, best, arg);
+    AUTOSHARD_MIN_ROW(1);
   case 2:
-    return minRowN<2>(kv, kw4, m, u, rows, strides, best, arg);
+    AUTOSHARD_MIN_ROW(2);
   case 3:
-    return minRowN<3>(kv, kw4, m, u, rows, strides, best, arg);
+    AUTOSHARD_MIN_ROW(3);
   case 4:
-    return minRowN<4>(kv, kw4, m, u, rows, strides, best, arg);
+    AUTOSHARD_MIN_ROW(4);
   default:
-    return minRowN<-1>(kv, kw4, m, u, rows, strides, best, arg);
+    AUTOSHARD_MIN_ROW(-1);
   }
+#undef AUTOSHARD_MIN_ROW
 }
 
 //===----------------------------------------------------------------------===//
