@@ -333,8 +333,9 @@ struct StructureMatcher {
 };
 
 /// Layouts, shapes and edge cost tables interned to small ids so the graph
-/// is built from integers: a layout is encoded as integers that tell apart
-/// exactly what layoutKey tells apart (no strings in the hot path), each
+/// is built from integers: layouts are told apart exactly as layoutKey
+/// tells them apart, by a hash of their fields and a field-by-field
+/// comparison (no strings in the hot path), each
 /// (shape, elemBytes, from, to) is priced once, and an edge whose endpoint
 /// layouts repeat an earlier edge's (the layers of a model) shares its table.
 ///
