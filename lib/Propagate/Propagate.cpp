@@ -643,7 +643,10 @@ DistPropagatePass::ModuleScan DistPropagatePass::scanModule(ModuleOp module) {
         scan.constraintMesh = a.getLayout().getMesh();
       else if (auto r = dyn_cast<ReshardOp>(op))
         scan.constraintMesh = r.getSource().getMesh();
-      else if (auto st = op->getAttrOfType<StrategyAttr>(strategyName))
+      // A strategy is a discardable attribute (no op declares one): the
+      // inherent attributes of the many ops in linalg bodies go unread.
+      else if (auto st = dyn_cast_or_null<StrategyAttr>(
+                   op->getDiscardableAttr(strategyName)))
         scan.constraintMesh = st.getMesh();
     }
     if (auto grid = dyn_cast<shard::GridOp>(op)) {
