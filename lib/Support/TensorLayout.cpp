@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
-#include <sstream>
 
 using namespace autoshard;
 
@@ -217,24 +216,37 @@ bool TensorLayout::operator==(const TensorLayout &other) const {
 }
 
 std::string TensorLayout::str(const DeviceMesh &mesh) const {
-  std::ostringstream os;
-  auto name = [&](int64_t a) {
-    return a >= 0 && a < mesh.getNumAxes() ? mesh.getAxis(a).name
-                                           : "?" + std::to_string(a);
+  // Plain appends (no stream): propagation prints a key per distinct layout.
+  std::string out;
+  out.reserve(8 + 8 * dimAxes.size());
+  auto appendName = [&](int64_t a) {
+    if (a >= 0 && a < mesh.getNumAxes()) {
+      out += mesh.getAxis(a).name;
+    } else {
+      out += '?';
+      out += std::to_string(a);
+    }
   };
-  os << "[";
+  auto appendList = [&](const LayoutAxes &axes) {
+    out += '[';
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (i)
+        out += ", ";
+      appendName(axes[i]);
+    }
+    out += ']';
+  };
+  out += '[';
   for (size_t d = 0; d < dimAxes.size(); ++d) {
-    os << (d ? ", " : "") << "[";
-    for (size_t i = 0; i < dimAxes[d].size(); ++i)
-      os << (i ? ", " : "") << name(dimAxes[d][i]);
-    os << "]";
+    if (d)
+      out += ", ";
+    appendList(dimAxes[d]);
   }
-  os << "]";
+  out += ']';
   if (!partialAxes.empty()) {
-    os << " partial " << stringifyReductionKind(partialKind) << "[";
-    for (size_t i = 0; i < partialAxes.size(); ++i)
-      os << (i ? ", " : "") << name(partialAxes[i]);
-    os << "]";
+    out += " partial ";
+    out += stringifyReductionKind(partialKind);
+    appendList(partialAxes);
   }
-  return os.str();
+  return out;
 }
