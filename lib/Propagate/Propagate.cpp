@@ -1252,11 +1252,20 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   // Write back. Layouts and strategies repeat (the chosen layouts are
   // elements of the shared candidate lists), so each attribute is built
   // once per layout object / candidate.
+  // By object, then by content: candidate lists hold equal layouts in
+  // different objects. The content key is the interned id and the kind,
+  // which the attribute keeps even when nothing is partial.
   llvm::DenseMap<const TensorLayout *, LayoutAttr> layoutAttrs;
+  llvm::DenseMap<std::pair<unsigned, unsigned>, LayoutAttr> layoutAttrsById;
   auto layoutAttr = [&](const TensorLayout &l) {
     LayoutAttr &attr = layoutAttrs[&l];
-    if (!attr)
-      attr = LayoutAttr::get(meshAttr, l);
+    if (!attr) {
+      LayoutAttr &byId = layoutAttrsById[{
+          pricing.intern(l), static_cast<unsigned>(l.partialKind)}];
+      if (!byId)
+        byId = LayoutAttr::get(meshAttr, l);
+      attr = byId;
+    }
     return attr;
   };
   {
