@@ -1436,51 +1436,14 @@ struct ReshardPlanner::CostIndex {
     return e;
   }
 
+  // Layouts are interned field by field (sameFields, the kind always):
+  // operator== treats some differing layouts as equal, and their messages
+  // and validity could differ.
   static uint64_t layoutHash(const TensorLayout &l) {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-    mix(l.dimAxes.size());
-    for (const auto &axes : l.dimAxes) {
-      mix(axes.size() | 0x100);
-      for (int64_t a : axes)
-        mix(static_cast<uint64_t>(a));
-    }
-    mix(l.partialAxes.size() | 0x200);
-    for (int64_t a : l.partialAxes)
-      mix(static_cast<uint64_t>(a));
-    mix(static_cast<uint64_t>(l.partialKind));
-    mix(l.unevenSizes.size());
-    for (const auto &sizes : l.unevenSizes) {
-      mix(sizes.size() | 0x300);
-      for (int64_t x : sizes)
-        mix(static_cast<uint64_t>(x));
-    }
-    return h;
+    return hashFields(l, /*kindOnlyWhenPartial=*/false);
   }
-  /// Field by field (TensorLayout::operator== treats some differing layouts
-  /// as equal, and the messages and validity could differ).
   static bool sameLayout(const TensorLayout &a, const TensorLayout &b) {
-    // Plain loops: the lists are a few elements long, too short for memcmp.
-    auto same = [](const auto &x, const auto &y) {
-      if (x.size() != y.size())
-        return false;
-      for (size_t i = 0; i < x.size(); ++i)
-        if (x[i] != y[i])
-          return false;
-      return true;
-    };
-    if (a.dimAxes.size() != b.dimAxes.size() ||
-        a.partialKind != b.partialKind || !same(a.partialAxes, b.partialAxes))
-      return false;
-    for (size_t d = 0; d < a.dimAxes.size(); ++d)
-      if (!same(a.dimAxes[d], b.dimAxes[d]))
-        return false;
-    if (a.unevenSizes.size() != b.unevenSizes.size())
-      return false;
-    for (size_t d = 0; d < a.unevenSizes.size(); ++d)
-      if (!same(a.unevenSizes[d], b.unevenSizes[d]))
-        return false;
-    return true;
+    return sameFields(a, b, /*kindOnlyWhenPartial=*/false);
   }
   uint32_t intern(ShapeEntry &entry, const std::vector<int64_t> &shape,
                   const DeviceMesh &mesh, const TensorLayout &l) {

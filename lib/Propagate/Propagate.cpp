@@ -353,7 +353,7 @@ struct Pricing {
   std::vector<TensorLayout> layouts;
   /// layoutKey of an id, built on first request.
   std::vector<std::string> keys;
-  /// The first id of each layout hash (see hashLayout), and the next id of
+  /// The first id of each layout hash (see hashFields), and the next id of
   /// the same hash after each id (~0u: none).
   llvm::DenseMap<uint64_t, unsigned, PackedKeyInfo> firstOfHash;
   std::vector<unsigned> nextOfHash;
@@ -397,46 +397,13 @@ struct Pricing {
     }
     return h;
   }
-  /// Layouts are told apart as layoutKey tells them apart: dim axes,
-  /// partial axes in order, the kind only when partial, the uneven lists as
-  /// given (TensorLayout's == treats partial axes as a set).
-  static bool sameKey(const TensorLayout &a, const TensorLayout &b) {
-    return a.dimAxes == b.dimAxes && a.partialAxes == b.partialAxes &&
-           (a.partialAxes.empty() || a.partialKind == b.partialKind) &&
-           a.unevenSizes == b.unevenSizes;
-  }
-  /// A hash of what sameKey compares, read in place.
-  static uint64_t hashLayout(const TensorLayout &l) {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&](uint64_t x) {
-      h ^= x;
-      h *= 1099511628211ull;
-      h ^= h >> 29;
-    };
-    mix(l.dimAxes.size());
-    for (const auto &axes : l.dimAxes) {
-      mix(axes.size());
-      for (int64_t a : axes)
-        mix(a);
-    }
-    mix(l.partialAxes.size());
-    for (int64_t a : l.partialAxes)
-      mix(a);
-    if (!l.partialAxes.empty())
-      mix(static_cast<uint64_t>(l.partialKind));
-    mix(l.unevenSizes.size());
-    for (const auto &sizes : l.unevenSizes) {
-      mix(sizes.size());
-      for (int64_t x : sizes)
-        mix(x);
-    }
-    return h;
-  }
   unsigned intern(const TensorLayout &l) {
-    auto [it, inserted] = firstOfHash.try_emplace(hashLayout(l), ~0u);
+    // Told apart as layoutKey tells them apart: the kind only when partial.
+    auto [it, inserted] = firstOfHash.try_emplace(
+        hashFields(l, /*kindOnlyWhenPartial=*/true), ~0u);
     unsigned *link = &it->second;
     for (; *link != ~0u; link = &nextOfHash[*link])
-      if (sameKey(layouts[*link], l))
+      if (sameFields(layouts[*link], l, /*kindOnlyWhenPartial=*/true))
         return *link;
     unsigned id = layouts.size();
     *link = id;
@@ -1251,10 +1218,10 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
 
   // Write back. Layouts and strategies repeat (the chosen layouts are
   // elements of the shared candidate lists), so each attribute is built
-  // once per layout object / candidate.
-  // By object, then by content: candidate lists hold equal layouts in
-  // different objects. The content key is the interned id and the kind,
-  // which the attribute keeps even when nothing is partial.
+  // once: strategies per candidate, layouts per content, looked up by
+  // object first (candidate lists hold equal layouts in different objects),
+  // then by interned id and kind (the attribute keeps the kind even when
+  // nothing is partial, which interning ignores).
   llvm::DenseMap<const TensorLayout *, LayoutAttr> layoutAttrs;
   llvm::DenseMap<std::pair<unsigned, unsigned>, LayoutAttr> layoutAttrsById;
   auto layoutAttr = [&](const TensorLayout &l) {

@@ -227,26 +227,24 @@ std::string TensorLayout::str(const DeviceMesh &mesh) const {
       out += std::to_string(a);
     }
   };
-  auto appendList = [&](const LayoutAxes &axes) {
+  // "[e0, e1, ...]" with each(i) appending element i.
+  auto appendJoined = [&](size_t n, auto &&each) {
     out += '[';
-    for (size_t i = 0; i < axes.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       if (i)
         out += ", ";
-      appendName(axes[i]);
+      each(i);
     }
     out += ']';
   };
-  out += '[';
-  for (size_t d = 0; d < dimAxes.size(); ++d) {
-    if (d)
-      out += ", ";
-    appendList(dimAxes[d]);
-  }
-  out += ']';
+  auto appendAxes = [&](const LayoutAxes &axes) {
+    appendJoined(axes.size(), [&](size_t i) { appendName(axes[i]); });
+  };
+  appendJoined(dimAxes.size(), [&](size_t d) { appendAxes(dimAxes[d]); });
   if (!partialAxes.empty()) {
     out += " partial ";
     out += stringifyReductionKind(partialKind);
-    appendList(partialAxes);
+    appendAxes(partialAxes);
   }
   return out;
 }

@@ -64,6 +64,40 @@ TEST(TensorLayout, ReplicatedAndPartial) {
   EXPECT_NE(p, r);
 }
 
+TEST(TensorLayout, SameFieldsIsFinerThanEquality) {
+  TensorLayout a;
+  a.dimAxes = {{0}, {}};
+  TensorLayout b = a;
+  b.partialKind = ReductionKind::Max; // not partial: only the kind differs
+  EXPECT_TRUE(a == b);
+  EXPECT_FALSE(sameFields(a, b, /*kindOnlyWhenPartial=*/false));
+  EXPECT_TRUE(sameFields(a, b, /*kindOnlyWhenPartial=*/true));
+  EXPECT_EQ(hashFields(a, true), hashFields(b, true));
+  // Partial axes count in order (== compares them as a set).
+  TensorLayout p = a, q = a;
+  p.dimAxes = {{}, {}};
+  q.dimAxes = {{}, {}};
+  p.partialAxes = {0, 1};
+  q.partialAxes = {1, 0};
+  EXPECT_TRUE(p == q);
+  EXPECT_FALSE(sameFields(p, q, true));
+  // The kind of a partial layout always counts.
+  TensorLayout r = p;
+  r.partialKind = ReductionKind::Max;
+  EXPECT_FALSE(sameFields(p, r, true));
+  // Uneven lists as given: none and all-empty are told apart.
+  TensorLayout u = a;
+  u.unevenSizes = {{}, {}};
+  EXPECT_TRUE(a == u);
+  EXPECT_FALSE(sameFields(a, u, false));
+  // Equal fields hash alike, whichever the flag.
+  TensorLayout c = p;
+  for (bool flag : {false, true}) {
+    EXPECT_TRUE(sameFields(p, c, flag));
+    EXPECT_EQ(hashFields(p, flag), hashFields(c, flag));
+  }
+}
+
 TEST(TensorLayout, ValidationErrors) {
   DeviceMesh m = mesh2x4();
   std::vector<int64_t> shape = {6, 8};

@@ -135,6 +135,67 @@ struct TensorLayout {
   std::string str(const DeviceMesh &mesh) const;
 };
 
+/// Whether two layouts have the same fields, one by one: dim axes, partial
+/// axes in order and the uneven lists as given (operator== treats partial
+/// axes as a set and all-empty uneven lists as none). The reduction kind
+/// counts always, or, with `kindOnlyWhenPartial`, only when the layouts are
+/// partial (as their printed forms tell them apart). For the interning
+/// tables of the reshard planner and the propagation pass.
+inline bool sameFields(const TensorLayout &a, const TensorLayout &b,
+                       bool kindOnlyWhenPartial) {
+  // Plain loops: the lists are a few elements long, too short for memcmp.
+  auto same = [](const auto &x, const auto &y) {
+    if (x.size() != y.size())
+      return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i] != y[i])
+        return false;
+    return true;
+  };
+  if (a.dimAxes.size() != b.dimAxes.size() ||
+      !same(a.partialAxes, b.partialAxes) ||
+      (a.partialKind != b.partialKind &&
+       !(kindOnlyWhenPartial && a.partialAxes.empty())))
+    return false;
+  for (size_t d = 0; d < a.dimAxes.size(); ++d)
+    if (!same(a.dimAxes[d], b.dimAxes[d]))
+      return false;
+  if (a.unevenSizes.size() != b.unevenSizes.size())
+    return false;
+  for (size_t d = 0; d < a.unevenSizes.size(); ++d)
+    if (!same(a.unevenSizes[d], b.unevenSizes[d]))
+      return false;
+  return true;
+}
+
+/// A hash of what sameFields compares (with the same flag), read in place.
+inline uint64_t hashFields(const TensorLayout &l, bool kindOnlyWhenPartial) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+    h ^= h >> 29;
+  };
+  mix(l.dimAxes.size());
+  for (const auto &axes : l.dimAxes) {
+    mix(axes.size() | 0x100);
+    for (int64_t a : axes)
+      mix(static_cast<uint64_t>(a));
+  }
+  mix(l.partialAxes.size() | 0x200);
+  for (int64_t a : l.partialAxes)
+    mix(static_cast<uint64_t>(a));
+  if (!kindOnlyWhenPartial || !l.partialAxes.empty())
+    mix(static_cast<uint64_t>(l.partialKind));
+  mix(l.unevenSizes.size() | 0x300);
+  for (const auto &sizes : l.unevenSizes) {
+    mix(sizes.size() | 0x400);
+    for (int64_t x : sizes)
+      mix(static_cast<uint64_t>(x));
+  }
+  return h;
+}
+
 } // namespace autoshard
 
 #endif // AUTOSHARD_SUPPORT_TENSORLAYOUT_H
