@@ -802,27 +802,79 @@ std::vector<bool> spanningForest(const Problem &pb) {
   return inTree;
 }
 
-/// belief[c] += costs[c] for every c.
-void addCosts(std::vector<double> &belief, const double *costs) {
+/// belief[c] += costs[c * stride] for every c.
+void addCosts(std::vector<double> &belief, const double *costs,
+              size_t stride = 1) {
   for (size_t c = 0; c < belief.size(); ++c)
-    belief[c] += costs[c];
+    belief[c] += costs[c * stride];
 }
 
-/// What the tree passes of one local search share. Every pair's matrix
-/// transposed (padded like the pairs; pairs that share a matrix share its
-/// transpose), so that a pass reads the costs of a child's candidate as a
-/// contiguous row over its parent's candidates whichever end of the pair the
-/// parent is, as the min-plus kernel wants. And the upward messages: a
+/// The message kernel for a pair stored parent-major (m[cp * kv + cv]): for
+/// every parent candidate cp, the least belief[cv] + m[cp * kv + cv] over
+/// cv and the first cv reaching it: the sums, minima and ties of minRow
+/// over the transposed matrix. Sixteen lanes (four independent vectors, so
+/// that the compare-and-select chains overlap) keep the first minimum of
+/// the cv of their residue; the lanes then meet on the least value, the
+/// lowest cv among equals, and the tail follows in order.
+AUTOSHARD_VECTOR_CLONES
+void minParentMajor(unsigned kv, unsigned kp, const double *belief,
+                    const double *m, double *cost, unsigned *arg) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const unsigned kv16 = kv & ~15u;
+  const V4 sixteen = {16.0, 16.0, 16.0, 16.0};
+  for (unsigned cp = 0; cp < kp; ++cp) {
+    const double *row = m + size_t(cp) * kv;
+    V4 b[4], g[4], c[4];
+    for (int j = 0; j < 4; ++j) {
+      b[j] = (V4){inf, inf, inf, inf};
+      c[j] = (V4){4.0 * j, 4.0 * j + 1, 4.0 * j + 2, 4.0 * j + 3};
+      g[j] = c[j];
+    }
+    for (unsigned cv = 0; cv < kv16; cv += 16) {
+      for (int j = 0; j < 4; ++j) {
+        V4 x, y;
+        std::memcpy(&x, belief + cv + 4 * j, sizeof(x));
+        std::memcpy(&y, row + cv + 4 * j, sizeof(y));
+        V4 sum = x + y;
+        M4 lower = sum < b[j];
+        b[j] = (V4)(((M4)sum & lower) | ((M4)b[j] & ~lower));
+        g[j] = (V4)(((M4)c[j] & lower) | ((M4)g[j] & ~lower));
+        c[j] += sixteen;
+      }
+    }
+    double best = inf;
+    unsigned at = 0;
+    if (kv16)
+      for (int j = 0; j < 4; ++j)
+        for (int lane = 0; lane < 4; ++lane) {
+          unsigned idx = static_cast<unsigned>(g[j][lane]);
+          if (b[j][lane] < best || (b[j][lane] == best && idx < at)) {
+            best = b[j][lane];
+            at = idx;
+          }
+        }
+    for (unsigned cv = kv16; cv < kv; ++cv) {
+      double sum = belief[cv] + row[cv];
+      if (sum < best) {
+        best = sum;
+        at = cv;
+      }
+    }
+    cost[cp] = best;
+    arg[cp] = at;
+  }
+}
+
+/// What the tree passes of one local search share: the upward messages. A
 /// child's message to its parent depends only on the child's belief and the
 /// pair's costs, and the layers of a model send the same ones pass after
 /// pass, so identical inputs (checked entry by entry on a hit, never trusted
 /// alone) share the earlier result. The memo stops growing once its entries
 /// hold kMemoValues values (already stored ones still hit).
 struct ForestCache {
-  std::vector<std::shared_ptr<const std::vector<double>>> transposed;
-
   struct Message {
-    const double *tab; // the child-major costs it was computed from
+    const double *tab; // the pair's matrix it was computed from
+    bool childIsA;     // ... and the end the child is
     std::vector<double> belief;
     std::vector<double> cost; // per parent candidate
     std::vector<unsigned> arg;
@@ -831,66 +883,76 @@ struct ForestCache {
   std::unordered_multimap<uint64_t, Message> memo;
   size_t memoValues = 0;
 
-  explicit ForestCache(const Problem &pb) : transposed(pb.pairs.size()) {
-    std::unordered_map<const void *, std::shared_ptr<const std::vector<double>>>
-        done;
-    for (size_t id = 0; id < pb.pairs.size(); ++id) {
-      const Pair &p = pb.pairs[id];
-      auto &t = done[p.matrix.get()];
-      if (!t) {
-        unsigned ka = pb.k(p.a), kb = pb.k(p.b);
-        auto m = std::make_shared<std::vector<double>>(size_t(ka) * kb + kPad);
-        for (unsigned x = 0; x < ka; ++x)
-          for (unsigned y = 0; y < kb; ++y)
-            (*m)[size_t(y) * ka + x] = p.m[size_t(x) * kb + y];
-        t = std::move(m);
-      }
-      transposed[id] = t;
-    }
-  }
-
-  /// Pair `id`'s costs as rows over `child`'s candidates, each row
-  /// contiguous over the other end's candidates.
-  const double *childMajor(const Problem &pb, unsigned id,
-                           unsigned child) const {
+  /// Adds pair `id`'s costs for every candidate of its end `v`, with the
+  /// other end at candidate `co`, to `belief` (a row of the matrix, or a
+  /// column when `v` is its first end).
+  static void addGiven(const Problem &pb, unsigned id, unsigned v, unsigned co,
+                       std::vector<double> &belief) {
     const Pair &p = pb.pairs[id];
-    return p.a == child ? p.m : transposed[id]->data();
-  }
-
-  /// Pair `id`'s costs for every candidate of its end `v` with the other end
-  /// at candidate `co`, contiguous.
-  const double *given(const Problem &pb, unsigned id, unsigned v,
-                      unsigned co) const {
-    const Pair &p = pb.pairs[id];
-    return p.a == v ? transposed[id]->data() + size_t(co) * pb.k(p.a)
-                    : p.m + size_t(co) * pb.k(p.b);
+    if (p.a == v)
+      addCosts(belief, p.m + co, pb.k(p.b));
+    else
+      addCosts(belief, p.m + size_t(co) * pb.k(p.b));
   }
 
   /// The message of a child with `belief` over pair `id` to its parent
   /// `par`: for every parent candidate cp the least belief[cv] + cost(cp, cv)
   /// and the first cv reaching it (minRow's order of operations and ties,
-  /// so the same as a scalar scan).
+  /// so the same as a scalar scan), up to a constant: the message is that
+  /// of `belief` less its least finite entry, which is returned in `shift`
+  /// (exact, as costs are whole units; see normalise()). A repeated layer's
+  /// belief carries the cost of more layers than the earlier one's but is
+  /// otherwise the same, so the memo shares its message, as the
+  /// elimination memo shares tables kept up to a constant.
   const Message &message(const Problem &pb, unsigned id, unsigned child,
-                         unsigned par, const std::vector<double> &belief) {
-    const double *tab = childMajor(pb, id, child);
+                         unsigned par, const std::vector<double> &rawBelief,
+                         double &shift) {
+    const Pair &p = pb.pairs[id];
+    const double *tab = p.m;
+    const bool childIsA = p.a == child;
+    shift = kInfeasibleCost;
+    for (double b : rawBelief)
+      shift = std::min(shift, b);
+    const std::vector<double> *in = &rawBelief;
+    if (shift >= kInfeasibleCost / 2) {
+      shift = 0.0;
+    } else if (shift != 0.0) {
+      shifted.resize(rawBelief.size());
+      for (size_t c = 0; c < rawBelief.size(); ++c)
+        shifted[c] = rawBelief[c] < kInfeasibleCost / 2 ? rawBelief[c] - shift
+                                                        : rawBelief[c];
+      in = &shifted;
+    }
+    const std::vector<double> &belief = *in;
     const unsigned kp = pb.k(par), kv = belief.size();
-    uint64_t key = hashEntries(belief.data(), kv) ^
-                   (reinterpret_cast<uintptr_t>(tab) * 0x9e3779b97f4a7c15ull);
+    uint64_t key =
+        hashEntries(belief.data(), kv) ^
+        ((reinterpret_cast<uintptr_t>(tab) + childIsA) * 0x9e3779b97f4a7c15ull);
     auto range = memo.equal_range(key);
     for (auto it = range.first; it != range.second; ++it)
-      if (it->second.tab == tab && it->second.cost.size() == kp &&
-          it->second.belief == belief)
+      if (it->second.tab == tab && it->second.childIsA == childIsA &&
+          it->second.cost.size() == kp && it->second.belief == belief)
         return it->second;
     Message msg;
     msg.tab = tab;
+    msg.childIsA = childIsA;
     msg.belief = belief;
-    msg.cost.resize(kp + kPad);
-    std::vector<double> arg(kp + kPad);
-    const size_t zero = 0, one = 1, stride = kp;
-    minRow(kv, kp, 1, belief.data(), &tab, &zero, &stride, &one,
-           msg.cost.data(), arg.data(), nullptr);
-    msg.cost.resize(kp);
-    msg.arg.assign(arg.begin(), arg.begin() + kp);
+    if (childIsA) {
+      // Child-major: a row per child candidate, contiguous over the
+      // parent's, as minRow reads them.
+      msg.cost.resize(kp + kPad);
+      std::vector<double> arg(kp + kPad);
+      const size_t zero = 0, one = 1, stride = kp;
+      minRow(kv, kp, 1, belief.data(), &tab, &zero, &stride, &one,
+             msg.cost.data(), arg.data(), nullptr);
+      msg.cost.resize(kp);
+      msg.arg.assign(arg.begin(), arg.begin() + kp);
+    } else {
+      msg.cost.resize(kp);
+      msg.arg.resize(kp);
+      minParentMajor(kv, kp, belief.data(), tab, msg.cost.data(),
+                     msg.arg.data());
+    }
     if (memoValues < kMemoValues) {
       memoValues += kv + 2 * kp;
       return memo.emplace(key, std::move(msg))->second;
@@ -899,12 +961,30 @@ struct ForestCache {
     return spill.back();
   }
 
+  /// The beliefs of every node (`only` null) or of those in `*only`, reset
+  /// to their unary costs; the others keep stale entries. The vectors are kept
+  /// from pass to pass: on 3-axis meshes a pass would otherwise allocate
+  /// thousands of vectors of ~150 entries, for passes that mostly replay
+  /// memoised messages.
+  std::vector<std::vector<double>> &
+  resetBeliefs(const Problem &pb, const std::vector<bool> *only) {
+    beliefs.resize(pb.n);
+    for (unsigned v = 0; v < pb.n; ++v)
+      if (!only || (*only)[v])
+        beliefs[v].assign(pb.unary[v]->begin(), pb.unary[v]->end());
+    return beliefs;
+  }
+
   /// Starts a tree pass: messages from earlier passes that did not fit in
   /// the memo are dropped (references to stored ones stay valid).
   void beginPass() { spill.clear(); }
 
 private:
   std::deque<Message> spill;
+  /// message()'s shifted belief.
+  std::vector<double> shifted;
+  /// resetBeliefs()'s vectors.
+  std::vector<std::vector<double>> beliefs;
 };
 
 /// Exact min-sum over the trees of the pairs in `inTree` among the nodes in
@@ -952,12 +1032,20 @@ void solveForest(const Problem &pb, ForestCache &cache,
     if (parentPair[v] < 0)
       continue;
     unsigned par = pb.other(pb.pairs[parentPair[v]], v);
+    double shift;
     const ForestCache::Message &msg =
-        cache.message(pb, parentPair[v], v, par, belief[v]);
+        cache.message(pb, parentPair[v], v, par, belief[v], shift);
     best[v] = msg.arg.data();
-    for (unsigned cp = 0; cp < pb.k(par); ++cp)
+    // An infeasible entry stays infeasible: unshifted, it was at least
+    // kInfeasibleCost (every cost is >= 0), which the clamp made exactly
+    // kInfeasibleCost.
+    for (unsigned cp = 0; cp < pb.k(par); ++cp) {
+      double m = msg.cost[cp];
       belief[par][cp] =
-          std::min(kInfeasibleCost, belief[par][cp] + msg.cost[cp]);
+          std::min(kInfeasibleCost,
+                   belief[par][cp] +
+                       (m < kInfeasibleCost / 2 ? m + shift : kInfeasibleCost));
+    }
   }
   // Downward pass.
   for (unsigned v : bfs)
@@ -973,14 +1061,14 @@ std::vector<unsigned> forestDP(const Problem &pb, ForestCache &cache,
                                const std::vector<bool> &inTree,
                                const std::vector<unsigned> &x) {
   unsigned n = pb.n;
-  std::vector<std::vector<double>> belief = pb.unaryCopy();
+  std::vector<std::vector<double>> &belief = cache.resetBeliefs(pb, nullptr);
   if (!x.empty())
     for (unsigned id = 0; id < pb.pairs.size(); ++id) {
       if (inTree[id])
         continue;
       const Pair &p = pb.pairs[id];
-      addCosts(belief[p.a], cache.given(pb, id, p.a, x[p.b]));
-      addCosts(belief[p.b], cache.given(pb, id, p.b, x[p.a]));
+      ForestCache::addGiven(pb, id, p.a, x[p.b], belief[p.a]);
+      ForestCache::addGiven(pb, id, p.b, x[p.a], belief[p.b]);
     }
 
   std::vector<unsigned> out(n, 0);
@@ -994,8 +1082,7 @@ std::vector<unsigned> forestDP(const Problem &pb, ForestCache &cache,
 
 /// Iterated conditional modes in rank order until no single-node move
 /// improves. Returns whether anything changed.
-bool icm(const Problem &pb, const ForestCache &cache,
-         std::vector<unsigned> &x) {
+bool icm(const Problem &pb, std::vector<unsigned> &x) {
   bool changedAny = false;
   std::vector<double> local;
   for (unsigned sweep = 0; sweep < 1000; ++sweep) {
@@ -1006,7 +1093,7 @@ bool icm(const Problem &pb, const ForestCache &cache,
         continue;
       local.assign(pb.unary[v]->begin(), pb.unary[v]->end());
       for (unsigned id : pb.incident(v))
-        addCosts(local, cache.given(pb, id, v, x[pb.other(pb.pairs[id], v)]));
+        ForestCache::addGiven(pb, id, v, x[pb.other(pb.pairs[id], v)], local);
       unsigned arg = x[v];
       for (unsigned c = 0; c < kv; ++c)
         if (strictlyBetter(local[c], local[arg]))
@@ -1584,9 +1671,8 @@ struct Eliminator {
 /// never worse. Returns std::nullopt when the elimination would exceed
 /// `maxTable` or `maxWork` (see Eliminator).
 std::optional<std::vector<unsigned>>
-neighbourhoodDP(const Problem &pb, const ForestCache &cache,
-                const std::vector<unsigned> &x, unsigned width,
-                uint64_t maxTable, uint64_t maxWork) {
+neighbourhoodDP(const Problem &pb, const std::vector<unsigned> &x,
+                unsigned width, uint64_t maxTable, uint64_t maxWork) {
   Problem sub;
   sub.n = pb.n;
   sub.rankOrder = pb.rankOrder;
@@ -1602,7 +1688,7 @@ neighbourhoodDP(const Problem &pb, const ForestCache &cache,
     unsigned kv = pb.k(v);
     local.assign(pb.unary[v]->begin(), pb.unary[v]->end());
     for (unsigned id : pb.incident(v))
-      addCosts(local, cache.given(pb, id, v, x[pb.other(pb.pairs[id], v)]));
+      ForestCache::addGiven(pb, id, v, x[pb.other(pb.pairs[id], v)], local);
     best.clear();
     for (unsigned c = 0; c < kv; ++c) {
       if (c == x[v])
@@ -1661,11 +1747,7 @@ neighbourhoodDP(const Problem &pb, const ForestCache &cache,
 std::vector<unsigned> blockDP(const Problem &pb, ForestCache &cache,
                               const std::vector<bool> &block,
                               const std::vector<unsigned> &x) {
-  unsigned n = pb.n;
-  std::vector<std::vector<double>> belief(n);
-  for (unsigned v = 0; v < n; ++v)
-    if (block[v])
-      belief[v] = *pb.unary[v];
+  std::vector<std::vector<double>> &belief = cache.resetBeliefs(pb, &block);
   std::vector<bool> inTree(pb.pairs.size(), false);
   for (unsigned id = 0; id < pb.pairs.size(); ++id) {
     const Pair &p = pb.pairs[id];
@@ -1674,9 +1756,9 @@ std::vector<unsigned> blockDP(const Problem &pb, ForestCache &cache,
       continue;
     }
     if (block[p.a])
-      addCosts(belief[p.a], cache.given(pb, id, p.a, x[p.b]));
+      ForestCache::addGiven(pb, id, p.a, x[p.b], belief[p.a]);
     if (block[p.b])
-      addCosts(belief[p.b], cache.given(pb, id, p.b, x[p.a]));
+      ForestCache::addGiven(pb, id, p.b, x[p.a], belief[p.b]);
   }
   std::vector<unsigned> out = x;
   solveForest(pb, cache, inTree, &block, belief, out, [&](unsigned v) {
@@ -1769,7 +1851,7 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
   std::vector<bool> inTree = spanningForest(pb);
   bool isForest =
       std::all_of(inTree.begin(), inTree.end(), [](bool b) { return b; });
-  ForestCache cache(pb);
+  ForestCache cache;
   std::vector<unsigned> x = forestDP(pb, cache, inTree, {});
   double cost = pb.evaluate(x);
   res.optimal = isForest;
@@ -1806,9 +1888,8 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
     // plan, which sizes the tables, depends on the graph alone.
     bool neighbourhoodFits = true;
     auto neighbourhood = [&] {
-      std::optional<std::vector<unsigned>> z =
-          neighbourhoodDP(pb, cache, x, kNeighbourhoodWidth,
-                          kNeighbourhoodTable, kNeighbourhoodWork);
+      std::optional<std::vector<unsigned>> z = neighbourhoodDP(
+          pb, x, kNeighbourhoodWidth, kNeighbourhoodTable, kNeighbourhoodWork);
       neighbourhoodFits = z.has_value();
       return z ? std::move(*z) : x;
     };
@@ -1817,7 +1898,7 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
     for (unsigned round = 0; round < options.maxRounds; ++round) {
       ++res.work;
       double before = cost;
-      if (icm(pb, cache, x))
+      if (icm(pb, x))
         ++version;
       cost = pb.evaluate(x);
       // The old heuristic move: forest DP with off-forest pairs conditioned
