@@ -36,6 +36,21 @@ void addReshardLikeEdge(SolverGraph &g, unsigned src, unsigned dst,
   g.addEdge(src, dst, sc, dc, numLayouts, numLayouts, cost);
 }
 
+/// Reshard-like tree edges on nodes 0 .. n - 1: node i hangs off a random
+/// earlier node, the edge pointing either way (both occur in a program:
+/// fan-in and fan-out).
+void addRandomTree(SolverGraph &g, unsigned n, unsigned numLayouts,
+                   std::mt19937 &rng) {
+  for (unsigned i = 1; i < n; ++i) {
+    std::uniform_int_distribution<unsigned> parent(0, i - 1);
+    unsigned p = parent(rng);
+    if (rng() % 2)
+      addReshardLikeEdge(g, p, i, numLayouts, rng);
+    else
+      addReshardLikeEdge(g, i, p, numLayouts, rng);
+  }
+}
+
 /// A side x side grid of reshard-like edges on nodes 0 .. side^2 - 1 (as
 /// wide as its side: elimination needs tables of 3^side entries).
 void addGrid(SolverGraph &g, unsigned side, std::mt19937 &rng) {
@@ -111,15 +126,7 @@ TEST(SolverTest, TreesAreSolvedExactly) {
   std::mt19937 rng(2);
   for (unsigned trial = 0; trial < 20; ++trial) {
     SolverGraph g = randomNodes(25, 5, rng);
-    for (unsigned i = 1; i < 25; ++i) {
-      std::uniform_int_distribution<unsigned> parent(0, i - 1);
-      unsigned p = parent(rng);
-      // Both directions occur in a program (fan-in and fan-out).
-      if (rng() % 2)
-        addReshardLikeEdge(g, p, i, 3, rng);
-      else
-        addReshardLikeEdge(g, i, p, 3, rng);
-    }
+    addRandomTree(g, 25, 3, rng);
     SolverResult dp = run(g, SolverKind::DP);
     SolverResult ex = run(g, SolverKind::Exact);
     EXPECT_TRUE(dp.optimal);
@@ -149,13 +156,7 @@ TEST(SolverTest, LocalSearchIsExactOnTreesWithManyCandidates) {
         x = c(rng);
       g.addNode("n" + std::to_string(100 + i), costs);
     }
-    for (unsigned i = 1; i < 15; ++i) {
-      unsigned p = rng() % i;
-      if (rng() % 2)
-        addReshardLikeEdge(g, p, i, 6, rng);
-      else
-        addReshardLikeEdge(g, i, p, 6, rng);
-    }
+    addRandomTree(g, 15, 6, rng);
     SolverResult dp = run(g, SolverKind::DP);
     SolverResult local = run(g, SolverKind::Local);
     EXPECT_TRUE(local.optimal);
