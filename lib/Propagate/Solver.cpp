@@ -865,12 +865,13 @@ void minParentMajor(unsigned kv, unsigned kp, const double *belief,
   }
 }
 
-/// What the tree passes of one local search share: the upward messages. A
-/// child's message to its parent depends only on the child's belief and the
-/// pair's costs, and the layers of a model send the same ones pass after
-/// pass, so identical inputs (checked entry by entry on a hit, never trusted
-/// alone) share the earlier result. The memo stops growing once its entries
-/// hold kMemoValues values (already stored ones still hit).
+/// What the tree passes of one local search share: the upward messages, and
+/// the belief vectors. A child's message to its parent depends only on the
+/// child's belief (up to a constant, see message()) and the pair's costs,
+/// and the layers of a model send the same ones pass after pass, so equal
+/// inputs (checked entry by entry on a hit, never trusted to the hash)
+/// share the earlier result. The memo stops growing once its entries hold
+/// kMemoValues values (already stored ones still hit).
 struct ForestCache {
   struct Message {
     const double *tab; // the pair's matrix it was computed from
