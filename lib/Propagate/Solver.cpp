@@ -10,6 +10,8 @@
 
 #include "autoshard/Propagate/Solver.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -17,6 +19,7 @@
 #include <deque>
 #include <limits>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -299,6 +302,13 @@ template <typename T> uint64_t hashEntries(const T *x, size_t n) {
   }
   return h;
 }
+
+/// hashEntries of a word vector, for unordered containers keyed by one.
+struct WordsHash {
+  size_t operator()(const std::vector<uint64_t> &words) const {
+    return static_cast<size_t>(hashEntries(words.data(), words.size()));
+  }
+};
 
 /// std::nearbyint in the default rounding mode (to nearest, ties to even)
 /// without a library call, so that quantising a table vectorises: below
@@ -1722,7 +1732,32 @@ neighbourhoodDP(const Problem &pb, const std::vector<unsigned> &x,
   sub.unary.resize(pb.n);
   std::vector<double> local;
   std::vector<unsigned> best; // the cheapest others so far, in order
+  // A node's domain and unary costs follow from its unary costs, its pair
+  // matrices (and which end it is) and its neighbours' candidates in x: the
+  // nodes of a model's repeated layers share one such context, which is
+  // evaluated once. Sharing the vectors also lets the elimination's memo
+  // match them by address rather than entry by entry.
+  struct Context {
+    std::vector<unsigned> dom;
+    std::shared_ptr<const std::vector<double>> unary;
+  };
+  std::vector<Context> contexts;
+  std::unordered_map<std::vector<uint64_t>, unsigned, WordsHash> contextIds;
+  std::vector<unsigned> contextOf(pb.n);
+  std::vector<uint64_t> key;
   for (unsigned v = 0; v < pb.n; ++v) {
+    key.clear();
+    key.push_back(reinterpret_cast<uintptr_t>(pb.unary[v].get()));
+    key.push_back(x[v]);
+    for (unsigned id : pb.incident(v)) {
+      const Pair &p = pb.pairs[id];
+      key.push_back(reinterpret_cast<uintptr_t>(p.m) | (p.a == v));
+      key.push_back(x[pb.other(p, v)]);
+    }
+    auto [it, inserted] = contextIds.try_emplace(key, contexts.size());
+    contextOf[v] = it->second;
+    if (!inserted)
+      continue;
     unsigned kv = pb.k(v);
     local.assign(pb.unary[v]->begin(), pb.unary[v]->end());
     for (unsigned id : pb.incident(v))
@@ -1742,32 +1777,46 @@ neighbourhoodDP(const Problem &pb, const std::vector<unsigned> &x,
         best.pop_back();
     }
     // x's candidate first: elimination keeps the first of equal minima.
-    std::vector<unsigned> &dom = sub.allowed[v];
-    dom.reserve(1 + best.size());
-    dom.push_back(x[v]);
-    dom.insert(dom.end(), best.begin(), best.end());
-    sub.numAllowed[v] = dom.size();
+    Context &ctx = contexts.emplace_back();
+    ctx.dom.reserve(1 + best.size());
+    ctx.dom.push_back(x[v]);
+    ctx.dom.insert(ctx.dom.end(), best.begin(), best.end());
     auto unary = std::make_shared<std::vector<double>>();
-    unary->reserve(dom.size());
-    for (unsigned c : dom)
+    unary->reserve(ctx.dom.size());
+    for (unsigned c : ctx.dom)
       unary->push_back((*pb.unary[v])[c]);
-    sub.unary[v] = std::move(unary);
+    ctx.unary = std::move(unary);
   }
+  for (unsigned v = 0; v < pb.n; ++v) {
+    const Context &ctx = contexts[contextOf[v]];
+    sub.allowed[v] = ctx.dom;
+    sub.numAllowed[v] = ctx.dom.size();
+    sub.unary[v] = ctx.unary;
+  }
+  // A pair's sub-matrix follows from its matrix and its ends' contexts.
+  llvm::DenseMap<std::tuple<const double *, unsigned, unsigned>,
+                 std::shared_ptr<const std::vector<double>>>
+      subMatrices;
   sub.pairs.reserve(pb.pairs.size());
   for (const Pair &p : pb.pairs) {
-    const std::vector<unsigned> &da = sub.allowed[p.a], &db = sub.allowed[p.b];
-    size_t kb = pb.k(p.b);
-    auto m =
-        std::make_shared<std::vector<double>>(da.size() * db.size() + kPad);
-    double *out = m->data();
-    for (unsigned ca : da)
-      for (unsigned cb : db)
-        *out++ = p.m[ca * kb + cb];
+    auto &m = subMatrices[{p.m, contextOf[p.a], contextOf[p.b]}];
+    if (!m) {
+      const std::vector<unsigned> &da = sub.allowed[p.a],
+                                  &db = sub.allowed[p.b];
+      size_t kb = pb.k(p.b);
+      auto entries =
+          std::make_shared<std::vector<double>>(da.size() * db.size() + kPad);
+      double *out = entries->data();
+      for (unsigned ca : da)
+        for (unsigned cb : db)
+          *out++ = p.m[ca * kb + cb];
+      m = std::move(entries);
+    }
     Pair q;
     q.a = p.a;
     q.b = p.b;
     q.m = m->data();
-    q.matrix = std::move(m);
+    q.matrix = m;
     sub.pairs.push_back(std::move(q));
   }
   Eliminator ve(sub, maxTable, maxWork);
