@@ -585,6 +585,24 @@ bool strictlyBetter(double candidate, double current) {
   return candidate < current - 1e-9 * std::max(1.0, std::fabs(current));
 }
 
+/// The candidate a node moves to from `current` given its `costs`: a scan
+/// in index order takes each candidate strictly better than the one held,
+/// so ties keep `current` (descent then terminates). Most nodes keep theirs,
+/// which the least cost shows without the scan: no candidate is strictly
+/// better than `current` when the least one is not.
+unsigned bestMove(const double *costs, unsigned k, unsigned current) {
+  double least = costs[0];
+  for (unsigned c = 1; c < k; ++c)
+    least = std::min(least, costs[c]);
+  if (!strictlyBetter(least, costs[current]))
+    return current;
+  unsigned arg = current;
+  for (unsigned c = 0; c < k; ++c)
+    if (strictlyBetter(costs[c], costs[arg]))
+      arg = c;
+  return arg;
+}
+
 //===----------------------------------------------------------------------===//
 // Min-plus kernel
 //===----------------------------------------------------------------------===//
@@ -1124,10 +1142,7 @@ public:
         local.assign(pb.unary[v]->begin(), pb.unary[v]->end());
         for (unsigned id : pb.incident(v))
           ForestCache::addGiven(pb, id, v, x[pb.other(pb.pairs[id], v)], local);
-        unsigned arg = x[v];
-        for (unsigned c = 0; c < kv; ++c)
-          if (strictlyBetter(local[c], local[arg]))
-            arg = c;
+        unsigned arg = bestMove(local.data(), kv, x[v]);
         if (arg != x[v]) {
           x[v] = arg;
           markAround(v);
@@ -1849,12 +1864,7 @@ std::vector<unsigned> blockDP(const Problem &pb, ForestCache &cache,
   }
   std::vector<unsigned> out = x;
   solveForest(pb, cache, inTree, &block, belief, out, [&](unsigned v) {
-    // Keep the current candidate on ties so descent terminates.
-    unsigned arg = x[v];
-    for (unsigned c = 0; c < pb.k(v); ++c)
-      if (strictlyBetter(belief[v][c], belief[v][arg]))
-        arg = c;
-    return arg;
+    return bestMove(belief[v].data(), pb.k(v), x[v]);
   });
   return out;
 }
