@@ -585,16 +585,68 @@ bool strictlyBetter(double candidate, double current) {
   return candidate < current - 1e-9 * std::max(1.0, std::fabs(current));
 }
 
+/// The least of x[0..n) (NaN-free; +infinity when n = 0), in four
+/// independent chains: one serial std::min chain costs a compare's latency
+/// per entry, and the local search takes the least of every belief it
+/// touches.
+double leastOf(const double *x, size_t n) {
+  const double inf = std::numeric_limits<double>::infinity();
+  double lo[4] = {inf, inf, inf, inf};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int j = 0; j < 4; ++j)
+      lo[j] = std::min(lo[j], x[i + j]);
+  for (; i < n; ++i)
+    lo[0] = std::min(lo[0], x[i]);
+  return std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3]));
+}
+
+/// A hash of n doubles' bit patterns, hashEntries' mix in four independent
+/// lanes: the tree passes hash a belief per message, and one serial chain
+/// costs a multiply's latency per entry.
+uint64_t hashLanes(const double *x, size_t n) {
+  uint64_t h[4] = {0x9e3779b97f4a7c15ull ^ n, 0xc2b2ae3d27d4eb4full,
+                   0x165667b19e3779f9ull, 0xff51afd7ed558ccdull};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int j = 0; j < 4; ++j) {
+      uint64_t b;
+      std::memcpy(&b, x + i + j, sizeof(b));
+      h[j] = (h[j] ^ b) * 0xff51afd7ed558ccdull;
+      h[j] ^= h[j] >> 32;
+    }
+  for (; i < n; ++i) {
+    uint64_t b;
+    std::memcpy(&b, x + i, sizeof(b));
+    h[0] = (h[0] ^ b) * 0xff51afd7ed558ccdull;
+    h[0] ^= h[0] >> 32;
+  }
+  uint64_t out = h[0];
+  for (int j = 1; j < 4; ++j) {
+    out = (out ^ h[j]) * 0x9e3779b97f4a7c15ull;
+    out ^= out >> 29;
+  }
+  return out;
+}
+
+/// belief[c] += cost[c] + shift for c < k, where an infeasible cost (at
+/// least kInfeasibleCost / 2) adds kInfeasibleCost and every sum stops at
+/// kInfeasibleCost: a message received in a tree pass.
+void addMessage(double *belief, const double *cost, double shift, size_t k) {
+  for (size_t c = 0; c < k; ++c) {
+    double m = cost[c];
+    double add = m < kInfeasibleCost / 2 ? m + shift : kInfeasibleCost;
+    belief[c] = std::min(kInfeasibleCost, belief[c] + add);
+  }
+}
+
 /// The candidate a node moves to from `current` given its `costs`: a scan
 /// in index order takes each candidate strictly better than the one held,
 /// so ties keep `current` (descent then terminates). Most nodes keep theirs,
 /// which the least cost shows without the scan: no candidate is strictly
 /// better than `current` when the least one is not.
 unsigned bestMove(const double *costs, unsigned k, unsigned current) {
-  double least = costs[0];
-  for (unsigned c = 1; c < k; ++c)
-    least = std::min(least, costs[c]);
-  if (!strictlyBetter(least, costs[current]))
+  if (!strictlyBetter(leastOf(costs, k), costs[current]))
     return current;
   unsigned arg = current;
   for (unsigned c = 0; c < k; ++c)
@@ -939,9 +991,8 @@ struct ForestCache {
     const Pair &p = pb.pairs[id];
     const double *tab = p.m;
     const bool childIsA = p.a == child;
-    shift = kInfeasibleCost;
-    for (double b : rawBelief)
-      shift = std::min(shift, b);
+    shift =
+        std::min(kInfeasibleCost, leastOf(rawBelief.data(), rawBelief.size()));
     const std::vector<double> *in = &rawBelief;
     if (shift >= kInfeasibleCost / 2) {
       shift = 0.0;
@@ -955,7 +1006,7 @@ struct ForestCache {
     const std::vector<double> &belief = *in;
     const unsigned kp = pb.k(par), kv = belief.size();
     uint64_t key =
-        hashEntries(belief.data(), kv) ^
+        hashLanes(belief.data(), kv) ^
         ((reinterpret_cast<uintptr_t>(tab) + childIsA) * 0x9e3779b97f4a7c15ull);
     auto range = memo.equal_range(key);
     for (auto it = range.first; it != range.second; ++it)
@@ -1068,13 +1119,7 @@ void solveForest(const Problem &pb, ForestCache &cache,
     // An infeasible entry stays infeasible: unshifted, it was at least
     // kInfeasibleCost (every cost is >= 0), which the clamp made exactly
     // kInfeasibleCost.
-    for (unsigned cp = 0; cp < pb.k(par); ++cp) {
-      double m = msg.cost[cp];
-      belief[par][cp] =
-          std::min(kInfeasibleCost,
-                   belief[par][cp] +
-                       (m < kInfeasibleCost / 2 ? m + shift : kInfeasibleCost));
-    }
+    addMessage(belief[par].data(), msg.cost.data(), shift, pb.k(par));
   }
   // Downward pass.
   for (unsigned v : bfs)
