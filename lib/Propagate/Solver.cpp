@@ -895,7 +895,10 @@ void addCosts(std::vector<double> &belief, const double *costs,
 /// over the transposed matrix. Sixteen lanes (four independent vectors, so
 /// that the compare-and-select chains overlap) keep the first minimum of
 /// the cv of their residue; the lanes then meet on the least value, the
-/// lowest cv among equals, and the tail follows in order.
+/// lowest cv among equals, and the tail follows in order. The loops over
+/// the four vectors are unrolled, and the lanes' candidates are kept as
+/// block starts (one vector for all): otherwise GCC keeps the vectors on
+/// the stack, and a message costs half as much again.
 AUTOSHARD_VECTOR_CLONES
 void minParentMajor(unsigned kv, unsigned kp, const double *belief,
                     const double *m, double *cost, unsigned *arg) {
@@ -904,13 +907,17 @@ void minParentMajor(unsigned kv, unsigned kp, const double *belief,
   const V4 sixteen = {16.0, 16.0, 16.0, 16.0};
   for (unsigned cp = 0; cp < kp; ++cp) {
     const double *row = m + size_t(cp) * kv;
-    V4 b[4], g[4], c[4];
+    // Each lane keeps its least sum and the start of the block of sixteen
+    // that gave it; its candidate is that start plus the lane's offset.
+    V4 b[4], g[4];
+    V4 start = {0.0, 0.0, 0.0, 0.0};
+#pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) {
       b[j] = (V4){inf, inf, inf, inf};
-      c[j] = (V4){4.0 * j, 4.0 * j + 1, 4.0 * j + 2, 4.0 * j + 3};
-      g[j] = c[j];
+      g[j] = start;
     }
-    for (unsigned cv = 0; cv < kv16; cv += 16) {
+    for (unsigned cv = 0; cv < kv16; cv += 16, start += sixteen) {
+#pragma GCC unroll 4
       for (int j = 0; j < 4; ++j) {
         V4 x, y;
         std::memcpy(&x, belief + cv + 4 * j, sizeof(x));
@@ -918,8 +925,7 @@ void minParentMajor(unsigned kv, unsigned kp, const double *belief,
         V4 sum = x + y;
         M4 lower = sum < b[j];
         b[j] = (V4)(((M4)sum & lower) | ((M4)b[j] & ~lower));
-        g[j] = (V4)(((M4)c[j] & lower) | ((M4)g[j] & ~lower));
-        c[j] += sixteen;
+        g[j] = (V4)(((M4)start & lower) | ((M4)g[j] & ~lower));
       }
     }
     double best = inf;
@@ -927,7 +933,7 @@ void minParentMajor(unsigned kv, unsigned kp, const double *belief,
     if (kv16)
       for (int j = 0; j < 4; ++j)
         for (int lane = 0; lane < 4; ++lane) {
-          unsigned idx = static_cast<unsigned>(g[j][lane]);
+          unsigned idx = static_cast<unsigned>(g[j][lane]) + 4 * j + lane;
           if (b[j][lane] < best || (b[j][lane] == best && idx < at)) {
             best = b[j][lane];
             at = idx;
