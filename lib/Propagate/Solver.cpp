@@ -10,7 +10,9 @@
 
 #include "autoshard/Propagate/Solver.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <cassert>
@@ -965,6 +967,8 @@ struct ForestCache {
     std::vector<double> belief;
     std::vector<double> cost; // per parent candidate
     std::vector<unsigned> arg;
+    /// Kept in the memo (so for the cache's lifetime), not spilled.
+    bool stored = false;
   };
   static constexpr size_t kMemoValues = size_t(1) << 23;
   std::unordered_multimap<uint64_t, Message> memo;
@@ -1041,25 +1045,25 @@ struct ForestCache {
     }
     if (memoValues < kMemoValues) {
       memoValues += kv + 2 * kp;
+      msg.stored = true;
       return memo.emplace(key, std::move(msg))->second;
     }
     spill.push_back(std::move(msg));
     return spill.back();
   }
 
-  /// The beliefs of every node (`only` null) or of those in `*only`, reset
-  /// to their unary costs; the others keep stale entries. The vectors are kept
-  /// from pass to pass: on 3-axis meshes a pass would otherwise allocate
-  /// thousands of vectors of ~150 entries, for passes that mostly replay
-  /// memoised messages.
-  std::vector<std::vector<double>> &
-  resetBeliefs(const Problem &pb, const std::vector<bool> *only) {
-    beliefs.resize(pb.n);
-    for (unsigned v = 0; v < pb.n; ++v)
-      if (!only || (*only)[v])
-        beliefs[v].assign(pb.unary[v]->begin(), pb.unary[v]->end());
-    return beliefs;
-  }
+  /// A message by its recipe (see solveForest()): the stored message and
+  /// the least entry of the belief it came from, less the children's
+  /// shifts. Bounded like the memo.
+  struct Cooked {
+    const Message *msg;
+    double shift;
+  };
+  static constexpr size_t kMaxRecipes = size_t(1) << 20;
+  std::unordered_map<std::vector<uint64_t>, Cooked, WordsHash> recipes;
+  /// A root's candidate by its recipe and the candidate it keeps on ties
+  /// (~0 for the first least entry); ~0u when the belief must be built.
+  std::unordered_map<std::vector<uint64_t>, unsigned, WordsHash> roots;
 
   /// Starts a tree pass: messages from earlier passes that did not fit in
   /// the memo are dropped (references to stored ones stay valid).
@@ -1069,22 +1073,65 @@ private:
   std::deque<Message> spill;
   /// message()'s shifted belief.
   std::vector<double> shifted;
-  /// resetBeliefs()'s vectors.
-  std::vector<std::vector<double>> beliefs;
+};
+
+/// The pairs of a tree pass whose other end is held at a candidate (its
+/// off-tree pairs, or a block's boundary): node v's belief adds
+/// terms[begin[v] .. begin[v + 1]), each a pair and the other end's
+/// candidate.
+struct Givens {
+  struct Term {
+    unsigned id, other;
+  };
+  std::vector<unsigned> begin;
+  std::vector<Term> terms;
+  /// From (node, pair id, other end's candidate) triples in any order.
+  void build(unsigned n,
+             std::vector<std::tuple<unsigned, unsigned, unsigned>> &triples) {
+    std::stable_sort(triples.begin(), triples.end(),
+                     [](const auto &x, const auto &y) {
+                       return std::get<0>(x) < std::get<0>(y);
+                     });
+    begin.assign(n + 1, 0);
+    terms.clear();
+    terms.reserve(triples.size());
+    for (auto [v, id, other] : triples) {
+      ++begin[v + 1];
+      terms.push_back({id, other});
+    }
+    for (unsigned v = 0; v < n; ++v)
+      begin[v + 1] += begin[v];
+  }
+  llvm::ArrayRef<Term> of(unsigned v) const {
+    if (begin.empty())
+      return {};
+    return llvm::ArrayRef<Term>(terms).slice(begin[v], begin[v + 1] - begin[v]);
+  }
 };
 
 /// Exact min-sum over the trees of the pairs in `inTree` among the nodes in
-/// `member` (every node when null), with unary terms `belief` (updated in
-/// place): a breadth-first pass from each tree's lowest-ranked node, then
-/// each node's best candidate for every candidate of its parent, bottom up.
-/// Roots take `pickRoot(root)`, every other member node its best given its
-/// parent, written to `out`.
-template <typename PickRoot>
+/// `member` (every node when null), a node's belief being its unary costs,
+/// its `givens` and its tree children's messages: a breadth-first pass from
+/// each tree's lowest-ranked node, then each node's best candidate for
+/// every candidate of its parent, bottom up. Roots take their belief's
+/// first least entry, or with `keep` their candidate in `*keep` unless
+/// another is strictly better (bestMove: descent keeps ties); every other
+/// member node its best given its parent, written to `out`.
+///
+/// A belief is kept as a bracket (unary costs, givens, the children's
+/// messages as the memo stores them) plus an offset (the children's
+/// shifts): costs are whole units, so the belief is exactly the bracket
+/// plus the offset, and the message, computed on the belief less its least
+/// entry, is the bracket's. A bracket follows from its recipe — the unary
+/// vector, each given's pair, end and candidate, and the children's stored
+/// messages — so a recipe seen before (the nodes of a model's repeated
+/// layers) gives its message and least entry without building the belief,
+/// hashing it or comparing it. Only roots build theirs.
 void solveForest(const Problem &pb, ForestCache &cache,
                  const std::vector<bool> &inTree,
-                 const std::vector<bool> *member,
-                 std::vector<std::vector<double>> &belief,
-                 std::vector<unsigned> &out, PickRoot pickRoot) {
+                 const std::vector<bool> *member, const Givens &givens,
+                 const std::vector<unsigned> *keep,
+                 std::vector<unsigned> &out) {
   unsigned n = pb.n;
   std::vector<int> parentPair(n, -1);
   std::vector<bool> seen(n, false);
@@ -1110,6 +1157,55 @@ void solveForest(const Problem &pb, ForestCache &cache,
       }
     }
   }
+  // Each node's children's messages, as lists threaded through `received`
+  // (the last one first), and the sum of their shifts.
+  struct Received {
+    const ForestCache::Message *msg;
+    int next;
+  };
+  std::vector<Received> received;
+  received.reserve(bfs.size());
+  std::vector<int> firstReceived(n, -1);
+  std::vector<double> offset(n, 0.0);
+  std::vector<double> bracket;
+  auto build = [&](unsigned v) {
+    bracket.assign(pb.unary[v]->begin(), pb.unary[v]->end());
+    for (const Givens::Term &t : givens.of(v))
+      ForestCache::addGiven(pb, t.id, v, t.other, bracket);
+    for (int r = firstReceived[v]; r >= 0; r = received[r].next)
+      addMessage(bracket.data(), received[r].msg->cost.data(), 0.0,
+                 bracket.size());
+  };
+  std::vector<uint64_t> key;
+  llvm::SmallVector<uint64_t, 8> children;
+  llvm::SmallVector<std::pair<uint64_t, uint64_t>, 8> held;
+  // Node v's recipe into `key`, its parts sorted so that equal sums give
+  // one key; whether it may be kept (its messages are all stored).
+  auto recipe = [&](unsigned v) {
+    key.clear();
+    key.push_back(reinterpret_cast<uintptr_t>(pb.unary[v].get()));
+    llvm::ArrayRef<Givens::Term> terms = givens.of(v);
+    held.clear();
+    for (const Givens::Term &t : terms) {
+      const Pair &q = pb.pairs[t.id];
+      held.push_back({reinterpret_cast<uintptr_t>(q.m) | (q.a == v), t.other});
+    }
+    std::sort(held.begin(), held.end());
+    for (auto [matrix, other] : held) {
+      key.push_back(matrix);
+      key.push_back(other);
+    }
+    bool cacheable = true;
+    children.clear();
+    for (int r = firstReceived[v]; r >= 0; r = received[r].next) {
+      children.push_back(reinterpret_cast<uintptr_t>(received[r].msg));
+      cacheable &= received[r].msg->stored;
+    }
+    std::sort(children.begin(), children.end());
+    key.push_back(terms.size());
+    key.insert(key.end(), children.begin(), children.end());
+    return cacheable;
+  };
   // Upward pass: best[v][cp] = child v's best candidate given its parent.
   cache.beginPass();
   std::vector<const unsigned *> best(n, nullptr);
@@ -1117,21 +1213,72 @@ void solveForest(const Problem &pb, ForestCache &cache,
     unsigned v = *it;
     if (parentPair[v] < 0)
       continue;
-    unsigned par = pb.other(pb.pairs[parentPair[v]], v);
-    double shift;
-    const ForestCache::Message &msg =
-        cache.message(pb, parentPair[v], v, par, belief[v], shift);
-    best[v] = msg.arg.data();
-    // An infeasible entry stays infeasible: unshifted, it was at least
-    // kInfeasibleCost (every cost is >= 0), which the clamp made exactly
-    // kInfeasibleCost.
-    addMessage(belief[par].data(), msg.cost.data(), shift, pb.k(par));
+    const unsigned id = parentPair[v];
+    const Pair &p = pb.pairs[id];
+    unsigned par = pb.other(p, v);
+    bool cacheable = recipe(v);
+    key.push_back(reinterpret_cast<uintptr_t>(p.m) | (p.a == v));
+    const ForestCache::Message *msg = nullptr;
+    double shift = 0.0;
+    auto hit = cacheable ? cache.recipes.find(key) : cache.recipes.end();
+    if (hit != cache.recipes.end()) {
+      msg = hit->second.msg;
+      shift = hit->second.shift;
+    } else {
+      build(v);
+      msg = &cache.message(pb, id, v, par, bracket, shift);
+      if (cacheable && msg->stored &&
+          cache.recipes.size() < ForestCache::kMaxRecipes)
+        cache.recipes.emplace(key, ForestCache::Cooked{msg, shift});
+    }
+    best[v] = msg->arg.data();
+    // An infeasible entry stays infeasible whatever the offset; a finite
+    // one carries the child's least entry up.
+    offset[par] += shift + offset[v];
+    received.push_back({msg, firstReceived[par]});
+    firstReceived[par] = static_cast<int>(received.size()) - 1;
   }
-  // Downward pass.
-  for (unsigned v : bfs)
-    out[v] = parentPair[v] < 0
-                 ? pickRoot(v)
-                 : best[v][out[pb.other(pb.pairs[parentPair[v]], v)]];
+  // Downward pass. A root takes the first least entry of its belief, or
+  // with `keep`, keeps its candidate there unless another is strictly
+  // better (bestMove). Both follow from the bracket when the kept
+  // candidate's entry is the least (the offset shifts every finite entry
+  // alike; strictly better needs a difference, which bestMove weighs
+  // against the magnitude): by recipe, only other roots build the belief.
+  for (unsigned v : bfs) {
+    if (parentPair[v] >= 0) {
+      out[v] = best[v][out[pb.other(pb.pairs[parentPair[v]], v)]];
+      continue;
+    }
+    bool cacheable = recipe(v);
+    key.push_back(keep ? (*keep)[v] : ~uint64_t(0));
+    auto hit = cacheable ? cache.roots.find(key) : cache.roots.end();
+    if (hit != cache.roots.end() && hit->second != ~0u) {
+      out[v] = hit->second;
+      continue;
+    }
+    build(v);
+    unsigned least = static_cast<unsigned>(
+        std::min_element(bracket.begin(), bracket.end()) - bracket.begin());
+    unsigned decided = ~0u;
+    if (!keep)
+      decided = least;
+    else if (bracket[(*keep)[v]] == bracket[least])
+      decided = (*keep)[v];
+    if (cacheable && hit == cache.roots.end() &&
+        cache.roots.size() < ForestCache::kMaxRecipes)
+      cache.roots.emplace(key, decided);
+    if (decided != ~0u) {
+      out[v] = decided;
+      continue;
+    }
+    // The belief as the tree pass used to add it up: the children's
+    // messages and shifts were added with each sum stopping at
+    // kInfeasibleCost (a childless node's infeasible givens stay as added).
+    if (firstReceived[v] >= 0)
+      for (double &b : bracket)
+        b = std::min(kInfeasibleCost, b + offset[v]);
+    out[v] = bestMove(bracket.data(), pb.k(v), (*keep)[v]);
+  }
 }
 
 /// Exact min-sum over the forest given by `inTree`; every off-forest pair
@@ -1141,22 +1288,20 @@ std::vector<unsigned> forestDP(const Problem &pb, ForestCache &cache,
                                const std::vector<bool> &inTree,
                                const std::vector<unsigned> &x) {
   unsigned n = pb.n;
-  std::vector<std::vector<double>> &belief = cache.resetBeliefs(pb, nullptr);
-  if (!x.empty())
+  Givens givens;
+  if (!x.empty()) {
+    std::vector<std::tuple<unsigned, unsigned, unsigned>> triples;
     for (unsigned id = 0; id < pb.pairs.size(); ++id) {
       if (inTree[id])
         continue;
       const Pair &p = pb.pairs[id];
-      ForestCache::addGiven(pb, id, p.a, x[p.b], belief[p.a]);
-      ForestCache::addGiven(pb, id, p.b, x[p.a], belief[p.b]);
+      triples.emplace_back(p.a, id, x[p.b]);
+      triples.emplace_back(p.b, id, x[p.a]);
     }
-
+    givens.build(n, triples);
+  }
   std::vector<unsigned> out(n, 0);
-  solveForest(pb, cache, inTree, nullptr, belief, out, [&](unsigned v) {
-    return static_cast<unsigned>(
-        std::min_element(belief[v].begin(), belief[v].end()) -
-        belief[v].begin());
-  });
+  solveForest(pb, cache, inTree, nullptr, givens, nullptr, out);
   return out;
 }
 
@@ -1900,8 +2045,8 @@ neighbourhoodDP(const Problem &pb, const std::vector<unsigned> &x,
 std::vector<unsigned> blockDP(const Problem &pb, ForestCache &cache,
                               const std::vector<bool> &block,
                               const std::vector<unsigned> &x) {
-  std::vector<std::vector<double>> &belief = cache.resetBeliefs(pb, &block);
   std::vector<bool> inTree(pb.pairs.size(), false);
+  std::vector<std::tuple<unsigned, unsigned, unsigned>> triples;
   for (unsigned id = 0; id < pb.pairs.size(); ++id) {
     const Pair &p = pb.pairs[id];
     if (block[p.a] && block[p.b]) {
@@ -1909,14 +2054,14 @@ std::vector<unsigned> blockDP(const Problem &pb, ForestCache &cache,
       continue;
     }
     if (block[p.a])
-      ForestCache::addGiven(pb, id, p.a, x[p.b], belief[p.a]);
+      triples.emplace_back(p.a, id, x[p.b]);
     if (block[p.b])
-      ForestCache::addGiven(pb, id, p.b, x[p.a], belief[p.b]);
+      triples.emplace_back(p.b, id, x[p.a]);
   }
+  Givens givens;
+  givens.build(pb.n, triples);
   std::vector<unsigned> out = x;
-  solveForest(pb, cache, inTree, &block, belief, out, [&](unsigned v) {
-    return bestMove(belief[v].data(), pb.k(v), x[v]);
-  });
+  solveForest(pb, cache, inTree, &block, givens, &x, out);
   return out;
 }
 

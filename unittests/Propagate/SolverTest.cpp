@@ -497,6 +497,76 @@ TEST(SolverTest, LocalSearchSharesMessagesExactly) {
   }
 }
 
+// The same with more candidates, infeasible pairs and side branches held
+// by the block moves: a tree pass replays a message by its recipe (the
+// child's unary costs, held pairs and children's messages) only when the
+// tables are the same objects, and otherwise computes it from the belief.
+TEST(SolverTest, LocalSearchRecipesMatchComputedMessages) {
+  for (unsigned seed = 0; seed < 6; ++seed) {
+    auto build = [&](bool copies) {
+      std::mt19937 rng(100 + seed);
+      std::uniform_int_distribution<int> c(0, 40);
+      const unsigned k = 7 + seed % 3, blocks = 10;
+      auto costs = [&] {
+        std::vector<double> v(k);
+        for (double &x : v)
+          x = c(rng);
+        return v;
+      };
+      // Side nodes take one of two unary vectors, so that the candidates
+      // a block move holds differ from block to block.
+      std::vector<std::vector<double>> unary(4), tables(5);
+      for (auto &u : unary)
+        u = costs();
+      for (auto &m : tables)
+        for (unsigned i = 0; i < k * k; ++i)
+          m.push_back(i % (k + 1) == 0 ? 0.0
+                      : c(rng) < 4     ? kInfeasibleCost
+                                       : c(rng));
+      std::vector<std::shared_ptr<const std::vector<double>>> sharedCosts;
+      auto table = [&](unsigned t) {
+        auto e = std::make_shared<SolverGraph::EdgeTable>();
+        e->srcClass.resize(k);
+        std::iota(e->srcClass.begin(), e->srcClass.end(), 0u);
+        e->dstClass = e->srcClass;
+        e->numSrcClasses = e->numDstClasses = k;
+        e->cost = tables[t];
+        return e;
+      };
+      std::vector<std::shared_ptr<const SolverGraph::EdgeTable>> shared;
+      for (unsigned t = 0; t < tables.size(); ++t)
+        shared.push_back(table(t));
+      auto edge = [&](unsigned t) { return copies ? table(t) : shared[t]; };
+      SolverGraph g;
+      unsigned x = g.addNode("x00", unary[0]);
+      for (unsigned i = 0; i < blocks; ++i) {
+        char name[16];
+        std::snprintf(name, sizeof(name), "%02u", i);
+        unsigned p = g.addNode(std::string("p") + name, unary[1]);
+        unsigned q = g.addNode(std::string("q") + name, unary[2]);
+        unsigned side =
+            g.addNode(std::string("s") + name, unary[1 + 2 * (rng() % 2)]);
+        std::snprintf(name, sizeof(name), "%02u", i + 1);
+        unsigned next = g.addNode(std::string("x") + name, unary[0]);
+        g.addEdge(x, p, edge(0));
+        g.addEdge(p, q, edge(1));
+        g.addEdge(q, next, edge(2));
+        g.addEdge(x, next, edge(3));
+        g.addEdge(p, side, edge(4));
+        g.addEdge(side, next, edge(4));
+        x = next;
+      }
+      return g;
+    };
+    SolverResult shared = run(build(false), SolverKind::Local);
+    SolverResult copied = run(build(true), SolverKind::Local);
+    EXPECT_EQ(shared.assignment, copied.assignment) << "seed " << seed;
+    EXPECT_DOUBLE_EQ(shared.cost, copied.cost) << "seed " << seed;
+    EXPECT_EQ(shared.work, copied.work) << "seed " << seed;
+    EXPECT_LT(shared.cost, kInfeasibleCost / 2) << "seed " << seed;
+  }
+}
+
 /// `g` with its nodes in a random order (node v of g is node inv[v] of the
 /// result) and its edges added in reverse: the same problem.
 SolverGraph shuffled(const SolverGraph &g, std::mt19937 &rng,
