@@ -148,6 +148,8 @@ struct Node {
   /// rather than in per-search side tables, which cost an allocation each.
   int gid = -1;
   int nextSameSig = -1;
+  /// Position in the queue (-1 when not in it).
+  int heapPos = -1;
   bool settled() const { return order >= 0; }
 };
 
@@ -403,20 +405,21 @@ private:
   /// there first if no search has).
   void expand(int nodeIdx);
   void generate(int nodeIdx);
-  /// Pops the queue until a current entry, marks its node settled and
-  /// returns it; -1 when the queue is empty.
+  /// Pops the cheapest node, marks it settled and returns it; -1 when the
+  /// queue is empty.
   int settleNext() {
-    while (!queue.empty()) {
-      std::pop_heap(queue.begin(), queue.end(), std::greater<QItem>());
-      QItem item = queue.pop_back_val();
-      int idx = static_cast<int>(static_cast<uint32_t>(item.rest));
-      Node &n = nodes[idx];
-      if (n.settled() || !(item == QItem(n.cost, idx)))
-        continue;
-      n.order = numSettled++;
-      return idx;
+    if (queue.empty())
+      return -1;
+    int idx = queue[0].node();
+    QItem last = queue.pop_back_val();
+    if (!queue.empty()) {
+      queue[0] = last;
+      siftDown(0);
     }
-    return -1;
+    Node &n = nodes[idx];
+    n.heapPos = -1;
+    n.order = numSettled++;
+    return idx;
   }
   /// An edge of generate(): recorded into the shared graph in multi-target
   /// mode, else relaxed at once.
@@ -436,8 +439,7 @@ private:
     n.cost = c;
     n.timeUs = baseUs + time.us;
     n.parent = from;
-    queue.emplace_back(c, to);
-    std::push_heap(queue.begin(), queue.end(), std::greater<QItem>());
+    enqueue(to);
     return true;
   }
   /// The node of shared state `gid`, created (with no parent) if new.
@@ -506,14 +508,54 @@ private:
     bool operator>(const QItem &o) const {
       return timePs != o.timePs ? timePs > o.timePs : rest > o.rest;
     }
-    bool operator==(const QItem &o) const {
-      return timePs == o.timePs && rest == o.rest;
-    }
+    int node() const { return static_cast<int>(static_cast<uint32_t>(rest)); }
   };
-  /// A binary min-heap (std::push_heap / std::pop_heap), with inline room
-  /// for a small graph's queue. Entries are distinct and totally ordered,
-  /// so the pop order does not depend on the heap's layout.
+  /// A binary min-heap with one entry per queued node (its position in
+  /// Node::heapPos, so that an improved cost moves the entry up rather than
+  /// adding one: popping stale entries was most of a search), with inline
+  /// room for a small graph's queue. Entries are distinct and totally
+  /// ordered, so the pop order does not depend on the heap's layout.
   llvm::SmallVector<QItem, 16> queue;
+  /// Queues node `idx` at its cost, or moves its entry up to it (costs only
+  /// improve while a node is queued).
+  void enqueue(int idx) {
+    QItem item(nodes[idx].cost, idx);
+    int pos = nodes[idx].heapPos;
+    if (pos < 0) {
+      queue.push_back(item);
+      pos = static_cast<int>(queue.size()) - 1;
+    } else {
+      queue[pos] = item;
+    }
+    siftUp(pos);
+  }
+  void placeAt(size_t i, const QItem &item) {
+    queue[i] = item;
+    nodes[item.node()].heapPos = static_cast<int>(i);
+  }
+  void siftUp(size_t i) {
+    QItem item = queue[i];
+    while (i > 0) {
+      size_t parent = (i - 1) / 2;
+      if (!(queue[parent] > item))
+        break;
+      placeAt(i, queue[parent]);
+      i = parent;
+    }
+    placeAt(i, item);
+  }
+  void siftDown(size_t i) {
+    QItem item = queue[i];
+    const size_t size = queue.size();
+    for (size_t child; (child = 2 * i + 1) < size; i = child) {
+      if (child + 1 < size && queue[child] > queue[child + 1])
+        ++child;
+      if (!(item > queue[child]))
+        break;
+      placeAt(i, queue[child]);
+    }
+    placeAt(i, item);
+  }
 
   /// Every ordered non-empty selection of distinct axes of `from`, each
   /// followed by its extensions.
@@ -1095,7 +1137,7 @@ bool Search::prepare(const TensorLayout &from, const TensorLayout &to,
   table.assign(512, -1);
   bool inserted;
   lookup(start, inserted);
-  queue.emplace_back(Cost(), 0);
+  enqueue(0);
   return true;
 }
 
@@ -1219,7 +1261,7 @@ void Search::startMulti(const State &from, const State &to,
   lists.assign(rank, AxisList());
   bool inserted;
   localNode(shared->intern(from), inserted);
-  queue.emplace_back(Cost(), 0);
+  enqueue(0);
 }
 
 uint32_t Search::computeSignature(int gid) {
