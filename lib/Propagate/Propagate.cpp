@@ -371,12 +371,12 @@ struct Pricing {
     double cost = 0.0;
   };
   std::vector<Pair> pairs;
-  /// Tables built but not priced yet, and where each entry's cost comes
-  /// from: a pair index, or kFree / kNever.
-  static constexpr unsigned kFree = ~0u, kNever = ~0u - 1;
-  std::vector<
-      std::pair<std::shared_ptr<SolverGraph::EdgeTable>, std::vector<unsigned>>>
-      unpriced;
+  /// Tables built but not priced yet. Until priceAll() each entry holds
+  /// where its cost comes from: a pair index (exact in a double), or kFree /
+  /// kNever — no second array of the tables' size, whose pages would cost
+  /// as much to fault in as the tables'.
+  static constexpr double kFree = -1.0, kNever = -2.0;
+  std::vector<std::shared_ptr<SolverGraph::EdgeTable>> unpriced;
   /// dropPartial(layouts[id]), interned.
   std::vector<int> resolved;
   /// Lists of layout ids (one slot of a candidate list), interned so that
@@ -495,12 +495,12 @@ struct Pricing {
     t->numSrcClasses = srcReps.size();
     t->numDstClasses = dstReps.size();
     t->cost.resize(srcReps.size() * dstReps.size());
-    std::vector<unsigned> entries(t->cost.size());
     for (unsigned i = 0; i < srcReps.size(); ++i) {
       unsigned from = srcReps[i];
       llvm::DenseMap<unsigned, unsigned> &known = row(type, from);
       for (unsigned j = 0; j < dstReps.size(); ++j) {
-        unsigned to = dstReps[j], &entry = entries[i * dstReps.size() + j];
+        unsigned to = dstReps[j];
+        double &entry = t->cost[i * dstReps.size() + j];
         if (resolveOnly && dropPartialId(from) != to) {
           entry = kNever;
         } else if (from == to) {
@@ -513,7 +513,7 @@ struct Pricing {
         }
       }
     }
-    unpriced.emplace_back(t, std::move(entries));
+    unpriced.push_back(t);
     // dropPartialId does not touch `tables`: `it` is valid.
     it->second = std::move(t);
     return it->second;
@@ -560,11 +560,11 @@ void Pricing::priceAll() {
       pairs[p].cost = time ? *time : kInfeasibleCost;
     }
   }
-  for (auto &[table, entries] : unpriced)
-    for (auto [cost, entry] : llvm::zip_equal(table->cost, entries))
-      cost = entry == kFree    ? 0.0
-             : entry == kNever ? kInfeasibleCost
-                               : pairs[entry].cost;
+  for (const auto &table : unpriced)
+    for (double &cost : table->cost)
+      cost = cost == kFree    ? 0.0
+             : cost == kNever ? kInfeasibleCost
+                              : pairs[static_cast<size_t>(cost)].cost;
   unpriced.clear();
 }
 
