@@ -953,13 +953,15 @@ void minParentMajor(unsigned kv, unsigned kp, const double *belief,
   }
 }
 
-/// What the tree passes of one local search share: the upward messages, and
-/// the belief vectors. A child's message to its parent depends only on the
-/// child's belief (up to a constant, see message()) and the pair's costs,
-/// and the layers of a model send the same ones pass after pass, so equal
-/// inputs (checked entry by entry on a hit, never trusted to the hash)
-/// share the earlier result. The memo stops growing once its entries hold
-/// kMemoValues values (already stored ones still hit).
+/// What the tree passes of one local search share: the upward messages, by
+/// content and by recipe. A child's message to its parent depends only on
+/// the child's belief (up to a constant, see message()) and the pair's
+/// costs, and the layers of a model send the same ones pass after pass, so
+/// equal inputs (checked entry by entry on a hit, never trusted to the
+/// hash) share the earlier result; a belief made of the same parts (see
+/// solveForest()) finds it without being built. The memo stops growing
+/// once its entries hold kMemoValues values (already stored ones still
+/// hit), the recipes at kMaxRecipes.
 struct ForestCache {
   struct Message {
     const double *tab; // the pair's matrix it was computed from
