@@ -292,17 +292,32 @@ struct Problem {
   }
 };
 
-/// A hash of n 8-byte values' bit patterns (doubles or integers).
+/// A hash of n 8-byte values' bit patterns (doubles or integers), mixed
+/// in four independent lanes: the local search hashes a belief per message
+/// and elimination a table per step, and one serial chain costs a
+/// multiply's latency per entry.
 template <typename T> uint64_t hashEntries(const T *x, size_t n) {
   static_assert(sizeof(T) == sizeof(uint64_t), "hashes 8-byte values");
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-  for (size_t i = 0; i < n; ++i) {
+  uint64_t h[4] = {0x9e3779b97f4a7c15ull ^ n, 0xc2b2ae3d27d4eb4full,
+                   0x165667b19e3779f9ull, 0xff51afd7ed558ccdull};
+  auto mix = [&](int lane, const T *at) {
     uint64_t b;
-    std::memcpy(&b, x + i, sizeof(b));
-    h = (h ^ b) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
+    std::memcpy(&b, at, sizeof(b));
+    h[lane] = (h[lane] ^ b) * 0xff51afd7ed558ccdull;
+    h[lane] ^= h[lane] >> 32;
+  };
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int lane = 0; lane < 4; ++lane)
+      mix(lane, x + i + lane);
+  for (; i < n; ++i)
+    mix(0, x + i);
+  uint64_t out = h[0];
+  for (int lane = 1; lane < 4; ++lane) {
+    out = (out ^ h[lane]) * 0x9e3779b97f4a7c15ull;
+    out ^= out >> 29;
   }
-  return h;
+  return out;
 }
 
 /// hashEntries of a word vector, for unordered containers keyed by one.
@@ -601,34 +616,6 @@ double leastOf(const double *x, size_t n) {
   for (; i < n; ++i)
     lo[0] = std::min(lo[0], x[i]);
   return std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3]));
-}
-
-/// A hash of n doubles' bit patterns, hashEntries' mix in four independent
-/// lanes: the tree passes hash a belief per message, and one serial chain
-/// costs a multiply's latency per entry.
-uint64_t hashLanes(const double *x, size_t n) {
-  uint64_t h[4] = {0x9e3779b97f4a7c15ull ^ n, 0xc2b2ae3d27d4eb4full,
-                   0x165667b19e3779f9ull, 0xff51afd7ed558ccdull};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (int j = 0; j < 4; ++j) {
-      uint64_t b;
-      std::memcpy(&b, x + i + j, sizeof(b));
-      h[j] = (h[j] ^ b) * 0xff51afd7ed558ccdull;
-      h[j] ^= h[j] >> 32;
-    }
-  for (; i < n; ++i) {
-    uint64_t b;
-    std::memcpy(&b, x + i, sizeof(b));
-    h[0] = (h[0] ^ b) * 0xff51afd7ed558ccdull;
-    h[0] ^= h[0] >> 32;
-  }
-  uint64_t out = h[0];
-  for (int j = 1; j < 4; ++j) {
-    out = (out ^ h[j]) * 0x9e3779b97f4a7c15ull;
-    out ^= out >> 29;
-  }
-  return out;
 }
 
 /// belief[c] += cost[c] + shift for c < k, where an infeasible cost (at
@@ -1018,7 +1005,7 @@ struct ForestCache {
     const std::vector<double> &belief = *in;
     const unsigned kp = pb.k(par), kv = belief.size();
     uint64_t key =
-        hashLanes(belief.data(), kv) ^
+        hashEntries(belief.data(), kv) ^
         ((reinterpret_cast<uintptr_t>(tab) + childIsA) * 0x9e3779b97f4a7c15ull);
     auto range = memo.equal_range(key);
     for (auto it = range.first; it != range.second; ++it)
