@@ -29,7 +29,12 @@ config.substitutions.append(("%autoshard_obj", config.autoshard_obj_root))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
-config.substitutions.append(("%mpirun", "mpirun --allow-run-as-root --oversubscribe"))
+# mpirun itself has been seen to wedge after every rank had exited (the ranks
+# left as zombies, SIGTERM ignored) in a loaded parallel lit run: a bound, then
+# SIGKILL, turns that into a failed or (for tests of failing jobs) non-zero
+# run instead of a CI job that hangs until its limit.
+config.substitutions.append(
+    ("%mpirun", "timeout -k 10 300 mpirun --allow-run-as-root --oversubscribe"))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 
 if config.mpi_enabled and shutil.which("mpirun"):
