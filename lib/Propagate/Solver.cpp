@@ -1053,6 +1053,10 @@ struct ForestCache {
   /// A root's candidate by its recipe and the candidate it keeps on ties
   /// (~0 for the first least entry); ~0u when the belief must be built.
   std::unordered_map<std::vector<uint64_t>, unsigned, WordsHash> roots;
+  /// Replays so far, and with `verify` (SolverOptions::verifyRecipes) how
+  /// many disagreed with the computation.
+  uint64_t replays = 0, mismatches = 0;
+  bool verify = false;
 
   /// Starts a tree pass: messages from earlier passes that did not fit in
   /// the memo are dropped (references to stored ones stay valid).
@@ -1213,6 +1217,16 @@ void solveForest(const Problem &pb, ForestCache &cache,
     if (hit != cache.recipes.end()) {
       msg = hit->second.msg;
       shift = hit->second.shift;
+      ++cache.replays;
+      if (cache.verify) {
+        build(v);
+        double computedShift;
+        const ForestCache::Message &computed =
+            cache.message(pb, id, v, par, bracket, computedShift);
+        if (computedShift != shift || computed.cost != msg->cost ||
+            computed.arg != msg->arg)
+          ++cache.mismatches;
+      }
     } else {
       build(v);
       msg = &cache.message(pb, id, v, par, bracket, shift);
@@ -1241,9 +1255,13 @@ void solveForest(const Problem &pb, ForestCache &cache,
     bool cacheable = recipe(v);
     key.push_back(keep ? (*keep)[v] : ~uint64_t(0));
     auto hit = cacheable ? cache.roots.find(key) : cache.roots.end();
-    if (hit != cache.roots.end() && hit->second != ~0u) {
-      out[v] = hit->second;
-      continue;
+    bool replay = hit != cache.roots.end() && hit->second != ~0u;
+    if (replay) {
+      ++cache.replays;
+      if (!cache.verify) {
+        out[v] = hit->second;
+        continue;
+      }
     }
     build(v);
     unsigned least = static_cast<unsigned>(
@@ -1256,6 +1274,8 @@ void solveForest(const Problem &pb, ForestCache &cache,
     if (cacheable && hit == cache.roots.end() &&
         cache.roots.size() < ForestCache::kMaxRecipes)
       cache.roots.emplace(key, decided);
+    if (replay && decided != hit->second)
+      ++cache.mismatches;
     if (decided != ~0u) {
       out[v] = decided;
       continue;
@@ -2134,6 +2154,7 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
   bool isForest =
       std::all_of(inTree.begin(), inTree.end(), [](bool b) { return b; });
   ForestCache cache;
+  cache.verify = options.verifyRecipes;
   Icm icm(pb);
   std::vector<unsigned> x = forestDP(pb, cache, inTree, {});
   double cost = pb.evaluate(x);
@@ -2197,6 +2218,8 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
   }
   res.assignment = std::move(x);
   res.cost = cost;
+  res.reusedSteps = cache.replays;
+  res.memoMismatches = cache.mismatches;
   return res;
 }
 

@@ -564,6 +564,15 @@ TEST(SolverTest, LocalSearchRecipesMatchComputedMessages) {
     EXPECT_DOUBLE_EQ(shared.cost, copied.cost) << "seed " << seed;
     EXPECT_EQ(shared.work, copied.work) << "seed " << seed;
     EXPECT_LT(shared.cost, kInfeasibleCost / 2) << "seed " << seed;
+    // The local search only takes moves that improve, so a wrong replay
+    // can leave the answer unchanged: check each replay against the
+    // message computed from the built belief.
+    SolverOptions verify;
+    verify.verifyRecipes = true;
+    SolverResult checked = run(build(false), SolverKind::Local, verify);
+    EXPECT_GT(checked.reusedSteps, 0u) << "seed " << seed;
+    EXPECT_EQ(checked.memoMismatches, 0u) << "seed " << seed;
+    EXPECT_EQ(checked.assignment, shared.assignment) << "seed " << seed;
   }
 }
 

@@ -151,6 +151,10 @@ struct SolverOptions {
   /// first is checked on the planned order, before any table is computed.
   uint64_t maxEliminationTable = uint64_t(1) << 22;
   uint64_t maxEliminationWork = uint64_t(1) << 30;
+  /// Local search, for tests: every message or root decision taken from a
+  /// recipe (see SolverResult::reusedSteps) is also computed from the built
+  /// belief, and disagreements are counted in SolverResult::memoMismatches.
+  bool verifyRecipes = false;
 };
 
 struct SolverResult {
@@ -165,7 +169,11 @@ struct SolverResult {
   uint64_t work = 0;
   /// Elimination: steps whose table was shared with an identical earlier
   /// step (the repeated layers of a model) instead of being recomputed.
+  /// Local search: tree-pass messages and root decisions replayed by recipe.
   uint64_t reusedSteps = 0;
+  /// With SolverOptions::verifyRecipes: replays that disagreed with the
+  /// computation (always 0 unless the recipes are wrong).
+  uint64_t memoMismatches = 0;
   /// Set when the graph is malformed; the assignment is then empty.
   std::string error;
 };
