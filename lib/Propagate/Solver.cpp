@@ -1068,6 +1068,16 @@ private:
   std::vector<double> shifted;
 };
 
+/// Node v's costs with every neighbour held at its candidate in `x`: its
+/// unary costs plus each incident pair's row or column (single-node and
+/// neighbourhood moves).
+void costsGiven(const Problem &pb, unsigned v, const std::vector<unsigned> &x,
+                std::vector<double> &out) {
+  out.assign(pb.unary[v]->begin(), pb.unary[v]->end());
+  for (unsigned id : pb.incident(v))
+    ForestCache::addGiven(pb, id, v, x[pb.other(pb.pairs[id], v)], out);
+}
+
 /// The pairs of a tree pass whose other end is held at a candidate (its
 /// off-tree pairs, or a block's boundary): node v's belief adds
 /// terms[begin[v] .. begin[v + 1]), each a pair and the other end's
@@ -1344,9 +1354,7 @@ public:
         unsigned kv = pb.k(v);
         if (kv < 2)
           continue;
-        local.assign(pb.unary[v]->begin(), pb.unary[v]->end());
-        for (unsigned id : pb.incident(v))
-          ForestCache::addGiven(pb, id, v, x[pb.other(pb.pairs[id], v)], local);
+        costsGiven(pb, v, x, local);
         unsigned arg = bestMove(local.data(), kv, x[v]);
         if (arg != x[v]) {
           x[v] = arg;
@@ -1979,9 +1987,7 @@ neighbourhoodDP(const Problem &pb, const std::vector<unsigned> &x,
     if (!inserted)
       continue;
     unsigned kv = pb.k(v);
-    local.assign(pb.unary[v]->begin(), pb.unary[v]->end());
-    for (unsigned id : pb.incident(v))
-      ForestCache::addGiven(pb, id, v, x[pb.other(pb.pairs[id], v)], local);
+    costsGiven(pb, v, x, local);
     best.clear();
     for (unsigned c = 0; c < kv; ++c) {
       if (c == x[v])

@@ -523,7 +523,6 @@ TEST(SolverTest, LocalSearchRecipesMatchComputedMessages) {
           m.push_back(i % (k + 1) == 0 ? 0.0
                       : c(rng) < 4     ? kInfeasibleCost
                                        : c(rng));
-      std::vector<std::shared_ptr<const std::vector<double>>> sharedCosts;
       auto table = [&](unsigned t) {
         auto e = std::make_shared<SolverGraph::EdgeTable>();
         e->srcClass.resize(k);
