@@ -30,6 +30,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
@@ -42,6 +43,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <unordered_map>
 
 namespace autoshard {
@@ -440,7 +442,8 @@ struct Pricing {
   /// The pairs of source `from`.
   llvm::DenseMap<unsigned, unsigned> &row(const TypeInfo &type, unsigned from);
   /// Fills every table built so far (see the struct's comment).
-  void priceAll();
+  /// Returns the number of threads it used.
+  unsigned priceAll(MLIRContext *ctx);
 
   /// A value type's shape, element size and shape id.
   struct TypeInfo {
@@ -530,7 +533,7 @@ llvm::DenseMap<unsigned, unsigned> &Pricing::row(const TypeInfo &type,
   return rows[it->second];
 }
 
-void Pricing::priceAll() {
+unsigned Pricing::priceAll(MLIRContext *ctx) {
   // Groups of pairs of one shape and element size, each in first-seen order
   // (a planner's searches are per shape: a group shares them).
   llvm::MapVector<uint64_t, std::vector<unsigned>> groups;
@@ -539,18 +542,68 @@ void Pricing::priceAll() {
     groups[(uint64_t(type.shapeId) << 32) | uint64_t(type.elemBytes)].push_back(
         p);
   }
-  std::vector<uint32_t> ids;
-  std::string error;
-  for (const auto &[key, group] : groups) {
+  // Tasks for the context's threads: a group, or a run of its sources when
+  // it is large (one group can hold half of all the searches). A task has
+  // its own planner: costUs answers do not depend on what a planner priced
+  // before, so the costs are those of one planner for all, in any order and
+  // on any number of threads. A source's pairs stay in one task (they share
+  // its search).
+  struct Task {
+    ArrayRef<unsigned> pairs;
+  };
+  std::vector<Task> tasks;
+  // A thread pays for starting and for its own heap's first pages (a few
+  // hundred microseconds here); below a few thousand searches' worth of
+  // pairs the work is done before that pays off.
+  constexpr size_t kPairsPerThread = 8192;
+  unsigned numThreads = 1;
+  if (ctx->isMultithreadingEnabled())
+    numThreads = std::clamp<unsigned>(pairs.size() / kPairsPerThread, 1,
+                                      ctx->getThreadPool().getMaxConcurrency());
+  size_t share = pairs.size() / (4 * numThreads) + 1;
+  std::vector<unsigned> rankOf(layouts.size(), ~0u), count, sorted;
+  for (auto &[key, group] : groups) {
+    if (numThreads == 1 || group.size() <= share) {
+      tasks.push_back({group});
+      continue;
+    }
+    // Sources contiguous, in first-seen order (a counting sort).
+    count.clear();
+    for (unsigned p : group) {
+      unsigned &rank = rankOf[pairs[p].from];
+      if (rank == ~0u) {
+        rank = count.size();
+        count.push_back(0);
+      }
+      ++count[rank];
+    }
+    std::exclusive_scan(count.begin(), count.end(), count.begin(), 0u);
+    sorted.resize(group.size());
+    for (unsigned p : group)
+      sorted[count[rankOf[pairs[p].from]]++] = p;
+    for (unsigned p : group)
+      rankOf[pairs[p].from] = ~0u;
+    group.swap(sorted);
+    ArrayRef<unsigned> rest(group);
+    while (!rest.empty()) {
+      size_t n = std::min(share, rest.size());
+      while (n < rest.size() && pairs[rest[n]].from == pairs[rest[n - 1]].from)
+        ++n;
+      tasks.push_back({rest.take_front(n)});
+      rest = rest.drop_front(n);
+    }
+  }
+  auto price = [&](const Task &task) {
     ReshardPlanner planner(model, plannerOptions);
-    const TypeInfo &type = *pairs[group.front()].type;
-    ids.assign(layouts.size(), ~0u);
+    const TypeInfo &type = *pairs[task.pairs.front()].type;
+    std::vector<uint32_t> ids(layouts.size(), ~0u);
     auto idOf = [&](unsigned layout) {
       if (ids[layout] == ~0u)
         ids[layout] = planner.layoutId(type.shape, layouts[layout]);
       return ids[layout];
     };
-    for (unsigned p : group) {
+    std::string error;
+    for (unsigned p : task.pairs) {
       // Only the time is needed here: costUs prices every target of a
       // source layout from one search (the same double plan()->timeUs
       // gives).
@@ -559,6 +612,15 @@ void Pricing::priceAll() {
                          idOf(pairs[p].to), error);
       pairs[p].cost = time ? *time : kInfeasibleCost;
     }
+  };
+  if (numThreads == 1) {
+    llvm::for_each(tasks, price);
+  } else {
+    // Largest first, so that the last tasks to start are short.
+    llvm::stable_sort(tasks, [](const Task &a, const Task &b) {
+      return a.pairs.size() > b.pairs.size();
+    });
+    parallelForEach(ctx, tasks, price);
   }
   for (const auto &table : unpriced)
     for (double &cost : table->cost)
@@ -566,6 +628,7 @@ void Pricing::priceAll() {
              : cost == kNever ? kInfeasibleCost
                               : pairs[static_cast<size_t>(cost)].cost;
   unpriced.clear();
+  return numThreads;
 }
 
 struct DistPropagatePass
@@ -1124,6 +1187,7 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       it->second = std::move(costs);
     }
     n.solverId = graph.addNode(nodeKey(hashes[i]), it->second);
+    report.numCandidates += it->second->size();
   }
   // An edge from result `slot` of node `pn` to operand `operand` of node
   // `cn` (a fan-out node has one of each).
@@ -1180,7 +1244,9 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
       graph.restrict(nodes[pn].solverId, it->second, annotate.getPriority());
   }
 
-  pricing.priceAll();
+  report.numPricedReshards += pricing.pairs.size();
+  report.pricingThreads =
+      std::max(report.pricingThreads, pricing.priceAll(ctx));
   SolverOptions sopts;
   sopts.kind = *symbolizeSolverKind(solver);
   auto start = std::chrono::steady_clock::now();

@@ -56,6 +56,8 @@ PropagationReport::toJSON(llvm::json::Array strategyList) const {
                             {"memory_bytes_per_device", memoryBytesPerDevice},
                             {"total_cost_us", computeTimeUs + commTimeUs},
                             {"solver_cost_us", solverCostUs},
+                            {"candidates", numCandidates},
+                            {"priced_reshards", numPricedReshards},
                             {"strategies", std::move(strategyList)}};
 }
 
@@ -77,8 +79,12 @@ bool PropagationReport::write(const std::string &path, std::string &error) {
        << llvm::format("  memory per device: %.0f bytes\n",
                        memoryBytesPerDevice)
        << llvm::format("  total cost: %.3f us\n", computeTimeUs + commTimeUs)
-       << llvm::format("  solver: %lld nodes, %.2f ms\n",
-                       static_cast<long long>(solverNodes), solverTimeMs);
+       << llvm::format("  solver: %lld nodes, %lld candidates, %.2f ms\n",
+                       static_cast<long long>(solverNodes),
+                       static_cast<long long>(numCandidates), solverTimeMs)
+       << llvm::format("  pricing: %lld reshards on %u thread%s\n",
+                       static_cast<long long>(numPricedReshards),
+                       pricingThreads, pricingThreads == 1 ? "" : "s");
     os.flush();
     return true;
   }

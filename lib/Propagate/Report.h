@@ -36,6 +36,12 @@ struct PropagationReport {
   /// JSON stays deterministic).
   double solverTimeMs = 0.0;
   int64_t solverNodes = 0;
+  /// Candidate strategies over the solver's nodes, and the distinct
+  /// (type, source layout, target layout) reshards priced for them.
+  int64_t numCandidates = 0;
+  int64_t numPricedReshards = 0;
+  /// Most threads pricing used (summary only: it depends on the machine).
+  unsigned pricingThreads = 1;
   /// Whether addStrategy is called (only the JSON output lists strategies).
   bool wantStrategies = true;
   llvm::json::Array strategies;
