@@ -1245,10 +1245,15 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
   }
 
   report.numPricedReshards += pricing.pairs.size();
-  report.pricingThreads =
-      std::max(report.pricingThreads, pricing.priceAll(ctx));
+  unsigned threads = pricing.priceAll(ctx);
+  report.pricingThreads = std::max(report.pricingThreads, threads);
   SolverOptions sopts;
   sopts.kind = *symbolizeSolverKind(solver);
+  // As for pricing: threads only where there is work enough to pay for them.
+  if (threads > 1)
+    sopts.parallelFor = [ctx](size_t n, const std::function<void(size_t)> &fn) {
+      parallelFor(ctx, 0, n, fn);
+    };
   auto start = std::chrono::steady_clock::now();
   SolverResult result = solve(graph, sopts);
   report.solverTimeMs += std::chrono::duration<double, std::milli>(

@@ -228,6 +228,11 @@ struct Pair {
   unsigned a = 0, b = 0;
   std::shared_ptr<const std::vector<double>> matrix;
   const double *m = nullptr; // matrix->data()
+  /// The spread of the matrix's finite entries (largest less least), or
+  /// kInfeasibleCost when it forbids a combination: the spanning forest's
+  /// weight (see spanningForest), taken while the matrix is built and in
+  /// cache rather than by reading every matrix again.
+  double spread = 0.0;
 };
 
 struct Problem {
@@ -339,7 +344,13 @@ inline double roundToWhole(double x) {
   return std::copysign((magnitude + kTwo52) - kTwo52, x);
 }
 
-Problem normalise(const SolverGraph &graph) {
+Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
+  auto parallelFor = [&](size_t n, const std::function<void(size_t)> &fn) {
+    if (parallel && n > 1)
+      return parallel(n, fn);
+    for (size_t i = 0; i < n; ++i)
+      fn(i);
+  };
   Problem pb;
   pb.n = graph.getNumNodes();
   pb.allowed = resolveRestrictionsSparse(graph);
@@ -494,6 +505,7 @@ Problem normalise(const SolverGraph &graph) {
   struct Shared {
     std::vector<uint64_t> key;
     std::shared_ptr<const std::vector<double>> matrix;
+    double spread = 0.0;
   };
   std::vector<Shared> shared;
   std::unordered_multimap<uint64_t, size_t> sharedByHash;
@@ -508,18 +520,16 @@ Problem normalise(const SolverGraph &graph) {
   // candidate pair of every matrix built from it.
   std::unordered_map<const SolverGraph::EdgeTable *, std::vector<double>>
       quantised;
-  auto quantisedCosts = [&](const SolverGraph::EdgeTable &t) {
-    auto [it, inserted] = quantised.try_emplace(&t);
-    if (inserted) {
-      it->second.resize(t.cost.size());
-      for (size_t i = 0; i < t.cost.size(); ++i)
-        it->second[i] = quantise(t.cost[i]);
-    }
-    return it->second.data();
+  // The matrices to build: builds[i] makes shared[i]'s, from the edges
+  // byPair[first, last). Found serially (sharing compares keys in order),
+  // then built each on its own, possibly concurrently: they write disjoint
+  // memory and read only the graph and `quantised`.
+  struct Build {
+    size_t first, last;
+    unsigned a, b;
   };
-  // Entry (x, y) of an edge's table is cost[rowOff[x] + colOff[y]]: the
-  // class lookups are done once per candidate, not once per entry.
-  std::vector<size_t> rowOff, colOff;
+  std::vector<Build> builds;
+  std::vector<size_t> matrixOfPair;
   for (size_t first = 0; first < byPair.size();) {
     size_t last = first + 1;
     while (last < byPair.size() && byPair[last].first == byPair[first].first)
@@ -529,7 +539,7 @@ Problem normalise(const SolverGraph &graph) {
     Pair p;
     p.a = srcFirst0 ? e0.src : e0.dst;
     p.b = srcFirst0 ? e0.dst : e0.src;
-    unsigned a = p.a, b = p.b, ka = pb.k(a), kb = pb.k(b);
+    unsigned a = p.a, b = p.b;
 
     key.assign(1, last - first);
     for (size_t i = first; i < last; ++i) {
@@ -545,40 +555,79 @@ Problem normalise(const SolverGraph &graph) {
       return shared[it.second].key == key;
     });
     if (found != range.second) {
-      p.matrix = shared[found->second].matrix;
+      matrixOfPair.push_back(found->second);
     } else {
-      auto m = std::make_shared<std::vector<double>>();
-      m->assign(size_t(ka) * kb + kPad, 0.0);
-      rowOff.resize(ka);
-      colOff.resize(kb);
-      for (size_t i = first; i < last; ++i) {
-        const SolverGraph::Edge &e = edges[byPair[i].second];
-        bool srcFirst = e.src == a;
-        const SolverGraph::EdgeTable &t = *e.table;
-        size_t nd = t.numDstClasses;
-        for (unsigned x = 0; x < ka; ++x) {
-          unsigned c = pb.candidate(a, x);
-          rowOff[x] = srcFirst ? t.srcClass[c] * nd : t.dstClass[c];
-        }
-        for (unsigned y = 0; y < kb; ++y) {
-          unsigned c = pb.candidate(b, y);
-          colOff[y] = srcFirst ? t.dstClass[c] : t.srcClass[c] * nd;
-        }
-        const double *cost = quantisedCosts(t);
-        for (unsigned x = 0; x < ka; ++x) {
-          double *row = m->data() + size_t(x) * kb;
-          const double *from = cost + rowOff[x];
-          for (unsigned y = 0; y < kb; ++y)
-            row[y] = std::min(kInfeasibleCost, row[y] + from[colOff[y]]);
-        }
-      }
+      for (size_t i = first; i < last; ++i)
+        quantised.try_emplace(edges[byPair[i].second].table.get());
+      matrixOfPair.push_back(shared.size());
       sharedByHash.emplace(hash, shared.size());
-      shared.push_back({key, m});
-      p.matrix = std::move(m);
+      shared.push_back({key, nullptr});
+      builds.push_back({first, last, a, b});
     }
-    p.m = p.matrix->data();
     pb.pairs.push_back(std::move(p));
     first = last;
+  }
+  std::vector<std::pair<const SolverGraph::EdgeTable *, std::vector<double> *>>
+      toQuantise;
+  toQuantise.reserve(quantised.size());
+  for (auto &[table, costs] : quantised)
+    toQuantise.emplace_back(table, &costs);
+  parallelFor(toQuantise.size(), [&](size_t i) {
+    const std::vector<double> &from = toQuantise[i].first->cost;
+    std::vector<double> &to = *toQuantise[i].second;
+    to.resize(from.size());
+    for (size_t j = 0; j < from.size(); ++j)
+      to[j] = quantise(from[j]);
+  });
+  parallelFor(builds.size(), [&](size_t id) {
+    const Build &bd = builds[id];
+    unsigned a = bd.a, b = bd.b, ka = pb.k(a), kb = pb.k(b);
+    auto m = std::make_shared<std::vector<double>>();
+    m->assign(size_t(ka) * kb + kPad, 0.0);
+    // Entry (x, y) of an edge's table is cost[rowOff[x] + colOff[y]]: the
+    // class lookups are done once per candidate, not once per entry.
+    std::vector<size_t> rowOff(ka), colOff(kb);
+    for (size_t i = bd.first; i < bd.last; ++i) {
+      const SolverGraph::Edge &e = edges[byPair[i].second];
+      bool srcFirst = e.src == a;
+      const SolverGraph::EdgeTable &t = *e.table;
+      size_t nd = t.numDstClasses;
+      for (unsigned x = 0; x < ka; ++x) {
+        unsigned c = pb.candidate(a, x);
+        rowOff[x] = srcFirst ? t.srcClass[c] * nd : t.dstClass[c];
+      }
+      for (unsigned y = 0; y < kb; ++y) {
+        unsigned c = pb.candidate(b, y);
+        colOff[y] = srcFirst ? t.dstClass[c] : t.srcClass[c] * nd;
+      }
+      const double *cost = quantised.find(&t)->second.data();
+      for (unsigned x = 0; x < ka; ++x) {
+        double *row = m->data() + size_t(x) * kb;
+        const double *from = cost + rowOff[x];
+        for (unsigned y = 0; y < kb; ++y)
+          row[y] = std::min(kInfeasibleCost, row[y] + from[colOff[y]]);
+      }
+    }
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    bool infeasible = false;
+    for (size_t i = 0, e = size_t(ka) * kb; i < e; ++i) {
+      double c = (*m)[i];
+      lo = std::min(lo, c);
+      if (c >= kInfeasibleCost / 2)
+        infeasible = true;
+      else
+        hi = std::max(hi, c);
+    }
+    shared[id].spread =
+        infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
+    shared[id].matrix = std::move(m);
+  });
+  for (size_t id = 0; id < pb.pairs.size(); ++id) {
+    Pair &p = pb.pairs[id];
+    const Shared &sh = shared[matrixOfPair[id]];
+    p.matrix = sh.matrix;
+    p.m = p.matrix->data();
+    p.spread = sh.spread;
   }
 
   pb.incidentBegin.assign(pb.n + 1, 0);
@@ -824,30 +873,11 @@ void minRow(unsigned kv, unsigned kw, size_t numLive, const double *unary,
 /// A spanning forest: for every node its tree pairs, chosen by Kruskal on
 /// decreasing pair weight (ties in rank order).
 std::vector<bool> spanningForest(const Problem &pb) {
-  // A pair's weight is the spread of its finite costs; pairs that forbid
-  // combinations come first, as they must be solved exactly. Computed here
-  // rather than in normalise(): only the local search needs it. Pairs that
-  // share a matrix share its weight.
+  // A pair's weight is the spread of its finite costs (Pair::spread); pairs
+  // that forbid combinations come first, as they must be solved exactly.
   std::vector<double> weight(pb.pairs.size());
-  std::unordered_map<const void *, double> weightOf;
-  for (size_t id = 0; id < pb.pairs.size(); ++id) {
-    const Pair &p = pb.pairs[id];
-    auto [it, inserted] = weightOf.try_emplace(p.matrix.get(), 0.0);
-    if (inserted) {
-      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-      bool infeasible = false;
-      for (size_t i = 0, e = size_t(pb.k(p.a)) * pb.k(p.b); i < e; ++i) {
-        double c = p.m[i];
-        lo = std::min(lo, c);
-        if (c >= kInfeasibleCost / 2)
-          infeasible = true;
-        else
-          hi = std::max(hi, c);
-      }
-      it->second = infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
-    }
-    weight[id] = it->second;
-  }
+  for (size_t id = 0; id < pb.pairs.size(); ++id)
+    weight[id] = pb.pairs[id].spread;
   std::vector<unsigned> order(pb.pairs.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](unsigned x, unsigned y) {
@@ -2366,7 +2396,7 @@ SolverResult autoshard::solve(const SolverGraph &graph,
   res.error = graph.validate();
   if (!res.error.empty())
     return res;
-  Problem pb = normalise(graph);
+  Problem pb = normalise(graph, options.parallelFor);
   switch (options.kind) {
   case SolverKind::DP:
     res = solveDP(pb, options);

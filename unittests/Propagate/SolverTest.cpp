@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 
 using namespace autoshard;
@@ -636,6 +637,43 @@ TEST(SolverTest, LocalSearchDoesNotDependOnInsertionOrder) {
     for (unsigned v = 0; v < n; ++v)
       EXPECT_EQ(local.assignment[inv[v]], base.assignment[v]);
   }
+}
+
+// SolverOptions::parallelFor may run the solver's independent pieces of
+// work (building its pair matrices) in any order and on any threads: the
+// result is the same as on one thread, for every solver kind. The executor
+// here runs the indices in reverse, split over two threads, and counts the
+// pieces, so a solver that stopped using it would fail too.
+TEST(SolverTest, ResultDoesNotDependOnTheExecutor) {
+  std::mt19937 rng(13);
+  size_t pieces = 0;
+  SolverOptions threaded;
+  threaded.parallelFor = [&](size_t n, const std::function<void(size_t)> &fn) {
+    pieces += n;
+    std::thread other([&] {
+      for (size_t i = n; i-- > n / 2;)
+        fn(i);
+    });
+    for (size_t i = n / 2; i-- > 0;)
+      fn(i);
+    other.join();
+  };
+  for (unsigned trial = 0; trial < 6; ++trial) {
+    unsigned n = 30;
+    SolverGraph g = randomNodes(n, 8, rng);
+    for (unsigned v = 1; v < n; ++v)
+      for (unsigned f = 0; f < 2; ++f)
+        addReshardLikeEdge(g, v > 5 ? v - 1 - rng() % 5 : rng() % v, v, 4, rng);
+    for (SolverKind kind : {SolverKind::DP, SolverKind::Local}) {
+      SolverResult serial = run(g, kind);
+      SolverResult parallel = run(g, kind, threaded);
+      EXPECT_EQ(parallel.assignment, serial.assignment);
+      EXPECT_EQ(parallel.cost, serial.cost);
+      EXPECT_EQ(parallel.optimal, serial.optimal);
+      EXPECT_EQ(parallel.work, serial.work);
+    }
+  }
+  EXPECT_GT(pieces, 0u);
 }
 
 TEST(SolverTest, HigherPriorityRestrictionWins) {

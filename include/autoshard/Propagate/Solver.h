@@ -37,7 +37,9 @@
 #ifndef AUTOSHARD_PROPAGATE_SOLVER_H
 #define AUTOSHARD_PROPAGATE_SOLVER_H
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -137,8 +139,16 @@ enum class SolverKind { DP, Exact, Local };
 std::string_view stringifySolverKind(SolverKind kind);
 std::optional<SolverKind> symbolizeSolverKind(std::string_view name);
 
+/// Runs fn(i) for every i in [0, n), possibly concurrently and in any
+/// order; returns when all are done.
+using ParallelFor =
+    std::function<void(size_t n, const std::function<void(size_t)> &fn)>;
+
 struct SolverOptions {
   SolverKind kind = SolverKind::DP;
+  /// Where the solver may use threads (building its pair matrices); empty:
+  /// one thread. Results do not depend on it.
+  ParallelFor parallelFor;
   /// Exact solver: give up (returning the best found, optimal = false) after
   /// this many search nodes.
   uint64_t maxSearchNodes = 200000000;
