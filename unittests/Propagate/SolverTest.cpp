@@ -80,6 +80,16 @@ SolverGraph randomNodes(unsigned n, unsigned maxCands, std::mt19937 &rng) {
   return g;
 }
 
+/// n nodes of up to 8 candidates, each reading two reshard-like edges from
+/// the five nodes before it: a program's local structure, with cycles.
+SolverGraph localDAG(unsigned n, std::mt19937 &rng) {
+  SolverGraph g = randomNodes(n, 8, rng);
+  for (unsigned v = 1; v < n; ++v)
+    for (unsigned f = 0; f < 2; ++f)
+      addReshardLikeEdge(g, v > 5 ? v - 1 - rng() % 5 : rng() % v, v, 4, rng);
+  return g;
+}
+
 /// Every assignment; the ground truth for small graphs.
 double bruteForce(const SolverGraph &g) {
   auto allowed = resolveRestrictions(g);
@@ -626,10 +636,7 @@ TEST(SolverTest, LocalSearchDoesNotDependOnInsertionOrder) {
   std::mt19937 rng(12);
   for (unsigned trial = 0; trial < 5; ++trial) {
     unsigned n = 40;
-    SolverGraph g = randomNodes(n, 8, rng);
-    for (unsigned v = 1; v < n; ++v)
-      for (unsigned f = 0; f < 2; ++f)
-        addReshardLikeEdge(g, v > 5 ? v - 1 - rng() % 5 : rng() % v, v, 4, rng);
+    SolverGraph g = localDAG(n, rng);
     SolverResult base = run(g, SolverKind::Local);
     std::vector<unsigned> inv;
     SolverResult local = run(shuffled(g, rng, inv), SolverKind::Local);
@@ -660,10 +667,7 @@ TEST(SolverTest, ResultDoesNotDependOnTheExecutor) {
   };
   for (unsigned trial = 0; trial < 6; ++trial) {
     unsigned n = 30;
-    SolverGraph g = randomNodes(n, 8, rng);
-    for (unsigned v = 1; v < n; ++v)
-      for (unsigned f = 0; f < 2; ++f)
-        addReshardLikeEdge(g, v > 5 ? v - 1 - rng() % 5 : rng() % v, v, 4, rng);
+    SolverGraph g = localDAG(n, rng);
     for (SolverKind kind : {SolverKind::DP, SolverKind::Local}) {
       SolverResult serial = run(g, kind);
       SolverResult parallel = run(g, kind, threaded);
