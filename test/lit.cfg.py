@@ -56,5 +56,9 @@ if config.cuda_enabled:
             config.available_features.add("cuda-gpus-%d" % n)
 if config.onnx_enabled:
     config.available_features.add("onnx")
+# More than one CPU for this process (as LLVM's thread pool counts them): a
+# pass that may use threads must then use them (test/Propagate/threads.test).
+if len(os.sched_getaffinity(0)) > 1:
+    config.available_features.add("multicore")
 if shutil.which("mlir-opt", path=config.llvm_tools_dir):
     config.available_features.add("upstream-mlir-opt")

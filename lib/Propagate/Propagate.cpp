@@ -548,10 +548,7 @@ unsigned Pricing::priceAll(MLIRContext *ctx) {
   // before, so the costs are those of one planner for all, in any order and
   // on any number of threads. A source's pairs stay in one task (they share
   // its search).
-  struct Task {
-    ArrayRef<unsigned> pairs;
-  };
-  std::vector<Task> tasks;
+  std::vector<ArrayRef<unsigned>> tasks;
   // A thread pays for starting and for its own heap's first pages (a few
   // hundred microseconds here); below a few thousand searches' worth of
   // pairs the work is done before that pays off.
@@ -564,7 +561,7 @@ unsigned Pricing::priceAll(MLIRContext *ctx) {
   std::vector<unsigned> rankOf(layouts.size(), ~0u), count, sorted;
   for (auto &[key, group] : groups) {
     if (numThreads == 1 || group.size() <= share) {
-      tasks.push_back({group});
+      tasks.push_back(group);
       continue;
     }
     // Sources contiguous, in first-seen order (a counting sort).
@@ -589,13 +586,13 @@ unsigned Pricing::priceAll(MLIRContext *ctx) {
       size_t n = std::min(share, rest.size());
       while (n < rest.size() && pairs[rest[n]].from == pairs[rest[n - 1]].from)
         ++n;
-      tasks.push_back({rest.take_front(n)});
+      tasks.push_back(rest.take_front(n));
       rest = rest.drop_front(n);
     }
   }
-  auto price = [&](const Task &task) {
+  auto price = [&](ArrayRef<unsigned> task) {
     ReshardPlanner planner(model, plannerOptions);
-    const TypeInfo &type = *pairs[task.pairs.front()].type;
+    const TypeInfo &type = *pairs[task.front()].type;
     std::vector<uint32_t> ids(layouts.size(), ~0u);
     auto idOf = [&](unsigned layout) {
       if (ids[layout] == ~0u)
@@ -603,7 +600,7 @@ unsigned Pricing::priceAll(MLIRContext *ctx) {
       return ids[layout];
     };
     std::string error;
-    for (unsigned p : task.pairs) {
+    for (unsigned p : task) {
       // Only the time is needed here: costUs prices every target of a
       // source layout from one search (the same double plan()->timeUs
       // gives).
@@ -617,8 +614,8 @@ unsigned Pricing::priceAll(MLIRContext *ctx) {
     llvm::for_each(tasks, price);
   } else {
     // Largest first, so that the last tasks to start are short.
-    llvm::stable_sort(tasks, [](const Task &a, const Task &b) {
-      return a.pairs.size() > b.pairs.size();
+    llvm::stable_sort(tasks, [](ArrayRef<unsigned> a, ArrayRef<unsigned> b) {
+      return a.size() > b.size();
     });
     parallelForEach(ctx, tasks, price);
   }
