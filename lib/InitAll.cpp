@@ -7,6 +7,8 @@
 #include "autoshard/Propagate/Passes.h"
 #include "autoshard/Propagate/RuleModels.h"
 #include "autoshard/Propagate/TestPasses.h"
+#include "autoshard/Train/Passes.h"
+#include "autoshard/Train/VjpOpInterface.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/ShardingInterfaceImpl.h"
@@ -39,10 +41,13 @@ void autoshard::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::tosa::registerShardingInterfaceExternalModels(registry);
   // autoshard's factor rules (propagation and its cost model read these).
   autoshard::registerShardingRuleModels(registry);
+  // Reverse-mode rules (--dist-training-step reads these).
+  autoshard::registerVjpModels(registry);
 }
 
 void autoshard::registerAllPasses() {
   registerAutoshardPropagatePasses();
   registerAutoshardPropagateTestPasses();
   registerPartitionPassesAndPipelines();
+  registerAutoshardTrainPasses();
 }

@@ -118,5 +118,15 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "expects '" << name << "' to be a non-negative integer";
     return success();
   }
+  // Which part of a training step built an op (lib/Train).
+  if (name == "dist.phase") {
+    auto phase = dyn_cast<StringAttr>(attr.getValue());
+    if (!phase || !llvm::is_contained({"loss", "backward", "optimizer"},
+                                      phase.getValue()))
+      return op->emitOpError() << "expects '" << name
+                               << "' to be \"loss\", \"backward\" or "
+                                  "\"optimizer\"";
+    return success();
+  }
   return op->emitOpError() << "has unknown dist attribute '" << name << "'";
 }

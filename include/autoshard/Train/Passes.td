@@ -1,0 +1,64 @@
+//===- Passes.td - Training-step passes --------------------*- tablegen -*-===//
+#ifndef AUTOSHARD_TRAIN_PASSES_TD
+#define AUTOSHARD_TRAIN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def DistTrainingStep : Pass<"dist-training-step", "::mlir::ModuleOp"> {
+  let summary = "Turn a forward @main into a training step: loss, gradients "
+                "and the optimizer update";
+  let description = [{
+    Replaces the forward function `@main(params..., inputs...) -> (out0, ...)`
+    with
+
+      @train_step(params..., optimizer_state..., inputs..., labels)
+          -> (loss, params'..., optimizer_state'...)
+
+    in linalg/tensor/arith/math on tensors. Parameters are the arguments
+    with `dist.weight` (ONNX initializers) or `dist.param`. The loss is taken
+    on output 0; gradients come from each op's VJP rule
+    (`VjpOpInterface`, lib/Train/Vjp), summed where a value has several
+    uses; the optimizer follows PyTorch's update formulas. Optimizer state
+    arguments carry `dist.init = "zeros"`; every updated parameter and state
+    result carries `dist.tied_arg` (the argument it replaces in the next
+    step) and `dist.name`. Ops the pass builds carry `dist.phase`
+    ("loss", "backward", "optimizer") so reports can tell the forward
+    activations the backward keeps. An active op without a VJP rule is a
+    located error that names it.
+
+    The result is an ordinary program: `--dist-propagate` and
+    `--dist-partition` shard it like any other (weight gradients of a
+    batch-split step are partial sums over the data axis and get their
+    all-reduce by themselves).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
+    "::autoshard::dist::DistDialect"
+  ];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"cross_entropy\"",
+           "Loss on output 0: 'cross_entropy' (logits over the last dim, "
+           "integer labels, mean over positions) or 'mse' (mean)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "'sgd', 'momentum', 'adam' or 'adamw' (PyTorch's formulas)">,
+    Option<"lr", "lr", "double", /*default=*/"0.01", "Learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.9",
+           "Momentum factor (optimizer=momentum)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "Adam's first-moment decay">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "Adam's second-moment decay">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8",
+           "Adam's denominator epsilon">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "L2 penalty (sgd, momentum, adam) or decoupled decay (adamw)">,
+    Option<"dataAxis", "data-axis", "std::string", /*default=*/"\"\"",
+           "Mesh axis to split the inputs' and labels' dim 0 over (data "
+           "parallel); empty: leave inputs as annotated">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
+           "The forward function">,
+  ];
+}
+
+#endif // AUTOSHARD_TRAIN_PASSES_TD

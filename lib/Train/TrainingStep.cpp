@@ -1,0 +1,364 @@
+//===- TrainingStep.cpp - The --dist-training-step pass -------------------===//
+//
+// Builds @train_step from the forward @main in four phases, each in its own
+// function below:
+//
+//   signature  params, optimizer state, inputs, labels -> loss, params',
+//              state' (tied to the arguments they replace)
+//   forward    @main's body cloned; with data-axis, inputs and labels are
+//              annotated split on dim 0
+//   backward   the loss and its gradient, then every active op's VJP rule in
+//              reverse order, gradients of values with several uses summed
+//   update     the optimizer's formulas on each parameter
+//
+// Forward values the backward reads stay live into it: they are the
+// activations a training step keeps (the report counts them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "autoshard/Train/Passes.h"
+
+#include "autoshard/Dialect/Dist/IR/DistOps.h"
+#include "autoshard/Train/Loss.h"
+#include "autoshard/Train/Optimizer.h"
+#include "autoshard/Train/VjpOpInterface.h"
+#include "autoshard/Train/VjpUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace autoshard {
+#define GEN_PASS_DEF_DISTTRAININGSTEP
+#include "autoshard/Train/Passes.h.inc"
+} // namespace autoshard
+
+using namespace mlir;
+using namespace autoshard;
+
+namespace {
+
+constexpr StringLiteral kPhaseAttr = "dist.phase";
+
+/// Tags the ops built at the function's top level with the phase that built
+/// them (ops inside their regions are left alone).
+struct PhaseTagger : OpBuilder::Listener {
+  Block *top = nullptr;
+  StringAttr phase;
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    if (phase && op->getBlock() == top)
+      op->setAttr(kPhaseAttr, phase);
+  }
+};
+
+/// Where each piece of @train_step's signature sits.
+struct StepLayout {
+  SmallVector<unsigned> params; // @main argument numbers, in order
+  SmallVector<unsigned> inputs;
+  std::vector<train::StateSlot> state;
+  unsigned numParams() const { return params.size(); }
+  unsigned stateBegin() const { return params.size(); }
+  unsigned inputBegin() const { return params.size() + state.size(); }
+  unsigned labelsArg() const { return inputBegin() + inputs.size(); }
+};
+
+std::string argName(func::FuncOp f, unsigned i) {
+  if (auto n = f.getArgAttrOfType<StringAttr>(i, "dist.name"))
+    return n.str();
+  return "arg" + std::to_string(i);
+}
+
+struct DistTrainingStepPass
+    : autoshard::impl::DistTrainingStepBase<DistTrainingStepPass> {
+  using DistTrainingStepBase::DistTrainingStepBase;
+
+  void runOnOperation() override;
+
+private:
+  train::OptimizerConfig config() const {
+    return {optimizer, lr, momentum, beta1, beta2, eps, weightDecay};
+  }
+  FailureOr<func::FuncOp> buildSignature(func::FuncOp main, StepLayout &l,
+                                         RankedTensorType labels);
+  LogicalResult annotateBatch(func::FuncOp step, const StepLayout &l,
+                              IRMapping &mapping);
+  LogicalResult buildBody(func::FuncOp main, func::FuncOp step,
+                          const StepLayout &l);
+  LogicalResult backward(OpBuilder &b, PhaseTagger &tag,
+                         ArrayRef<Value> params, Value output, Value labels,
+                         DenseMap<Value, Value> &grads, Value &lossValue);
+};
+
+} // namespace
+
+FailureOr<func::FuncOp>
+DistTrainingStepPass::buildSignature(func::FuncOp main, StepLayout &l,
+                                     RankedTensorType labelType) {
+  MLIRContext *ctx = main.getContext();
+  for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+    bool param = main.getArgAttr(i, "dist.weight") ||
+                 main.getArgAttr(i, "dist.param");
+    if (param && !vjp::isFloatTensor(main.getArgumentTypes()[i]))
+      return main.emitError("dist-training-step: parameter ")
+             << i << " ('" << argName(main, i)
+             << "') is not a float tensor";
+    (param ? l.params : l.inputs).push_back(i);
+  }
+  if (l.params.empty())
+    return main.emitError("dist-training-step: @")
+           << main.getSymName()
+           << " has no parameters (arguments with dist.weight or dist.param)";
+  SmallVector<Type> paramTypes;
+  for (unsigned i : l.params)
+    paramTypes.push_back(main.getArgumentTypes()[i]);
+  l.state = train::optimizerState(config(), paramTypes);
+
+  SmallVector<Type> args, results;
+  SmallVector<DictionaryAttr> argAttrs, resultAttrs;
+  auto named = [&](StringRef name, ArrayRef<NamedAttribute> more = {}) {
+    NamedAttrList list(more);
+    list.set("dist.name", StringAttr::get(ctx, name));
+    return list.getDictionary(ctx);
+  };
+  auto tied = [&](StringRef name, unsigned arg) {
+    return named(name, {NamedAttribute(
+                           StringAttr::get(ctx, "dist.tied_arg"),
+                           IntegerAttr::get(IntegerType::get(ctx, 64), arg))});
+  };
+  results.push_back(RankedTensorType::get({}, labelType.getElementType()));
+  if (isa<IntegerType>(labelType.getElementType()))
+    results.back() = RankedTensorType::get(
+        {}, cast<RankedTensorType>(paramTypes[0]).getElementType());
+  resultAttrs.push_back(named("loss"));
+  for (auto [k, i] : llvm::enumerate(l.params)) {
+    args.push_back(paramTypes[k]);
+    NamedAttrList attrs(main.getArgAttrDict(i));
+    attrs.set("dist.name", StringAttr::get(ctx, argName(main, i)));
+    argAttrs.push_back(attrs.getDictionary(ctx));
+    results.push_back(paramTypes[k]);
+    resultAttrs.push_back(tied(argName(main, i), k));
+  }
+  for (auto [k, slot] : llvm::enumerate(l.state)) {
+    std::string name = slot.param >= 0
+                           ? argName(main, l.params[slot.param]) + slot.suffix
+                           : "optimizer." + slot.suffix;
+    args.push_back(slot.type);
+    argAttrs.push_back(named(
+        name, {NamedAttribute(StringAttr::get(ctx, "dist.init"),
+                              StringAttr::get(ctx, "zeros"))}));
+    results.push_back(slot.type);
+    resultAttrs.push_back(tied(name, l.stateBegin() + k));
+  }
+  for (unsigned i : l.inputs) {
+    args.push_back(main.getArgumentTypes()[i]);
+    NamedAttrList attrs(main.getArgAttrDict(i));
+    attrs.set("dist.name", StringAttr::get(ctx, argName(main, i)));
+    argAttrs.push_back(attrs.getDictionary(ctx));
+  }
+  args.push_back(labelType);
+  argAttrs.push_back(named("labels"));
+
+  OpBuilder b(main);
+  auto step = func::FuncOp::create(b, main.getLoc(), "train_step",
+                                   FunctionType::get(ctx, args, results));
+  step.setAllArgAttrs(argAttrs);
+  step.setAllResultAttrs(resultAttrs);
+  step.addEntryBlock();
+  return step;
+}
+
+LogicalResult DistTrainingStepPass::annotateBatch(func::FuncOp step,
+                                                  const StepLayout &l,
+                                                  IRMapping &mapping) {
+  auto mesh = step->getParentOfType<ModuleOp>()->getAttrOfType<dist::MeshAttr>(
+      dist::DistDialect::kMeshAttrName);
+  if (!mesh)
+    return step.emitError("dist-training-step: data-axis needs a mesh (a "
+                          "dist.mesh module attribute)");
+  DeviceMesh dmesh = mesh.toDeviceMesh();
+  std::optional<int64_t> axis = dmesh.getAxisIndex(dataAxis.getValue());
+  if (!axis)
+    return step.emitError("dist-training-step: data-axis '")
+           << dataAxis << "' is not an axis of the mesh " << dmesh.str();
+  int64_t size = mesh.getAxisSizes()[*axis];
+  OpBuilder b = OpBuilder::atBlockBegin(&step.getBody().front());
+  for (unsigned a = l.inputBegin(); a <= l.labelsArg(); ++a) {
+    BlockArgument arg = step.getArgument(a);
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || type.getRank() == 0)
+      continue;
+    if (type.getDimSize(0) % size != 0)
+      return step.emitError("dist-training-step: the batch dim of '")
+             << argName(step, a) << "' (" << type.getDimSize(0)
+             << ") does not divide over data axis '" << dataAxis << "' ("
+             << size << " devices)";
+    TensorLayout layout = TensorLayout::replicated(type.getRank());
+    layout.dimAxes[0].push_back(*axis);
+    Value annotated = dist::AnnotateOp::create(
+        b, step.getLoc(), arg, dist::LayoutAttr::get(mesh, layout), 0);
+    // Uses of the forward's argument (and of the labels) read the annotated
+    // value.
+    SmallVector<Value> readers = {arg};
+    for (auto [from, to] : mapping.getValueMap())
+      if (to == arg)
+        readers.push_back(from);
+    for (Value from : readers)
+      mapping.map(from, annotated);
+  }
+  return success();
+}
+
+/// Values that depend on a parameter: the only ones a gradient reaches.
+static DenseSet<Value> activeValues(Block &body, ArrayRef<Value> params) {
+  DenseSet<Value> active(params.begin(), params.end());
+  for (Operation &op : body) {
+    bool reads = llvm::any_of(op.getOperands(),
+                              [&](Value v) { return active.contains(v); });
+    if (reads)
+      for (Value r : op.getResults())
+        if (vjp::isFloatTensor(r.getType()))
+          active.insert(r);
+  }
+  return active;
+}
+
+LogicalResult DistTrainingStepPass::backward(OpBuilder &b, PhaseTagger &tag,
+                                             ArrayRef<Value> params,
+                                             Value output, Value labels,
+                                             DenseMap<Value, Value> &grads,
+                                             Value &lossValue) {
+  Block *body = b.getBlock();
+  SmallVector<Operation *> forward;
+  for (Operation &op : *body)
+    forward.push_back(&op);
+  DenseSet<Value> active = activeValues(*body, params);
+  if (!active.contains(output))
+    return emitError(output.getLoc(), "dist-training-step: output 0 does not "
+                                      "depend on any parameter");
+
+  tag.phase = b.getStringAttr("loss");
+  train::LossValues lv = train::buildLoss(b, output.getLoc(), loss, output,
+                                          labels);
+  lossValue = lv.loss;
+  grads[output] = lv.grad;
+
+  tag.phase = b.getStringAttr("backward");
+  for (Operation *op : llvm::reverse(forward)) {
+    SmallVector<Value> resultGrads;
+    bool any = false;
+    for (Value r : op->getResults()) {
+      resultGrads.push_back(grads.lookup(r));
+      any |= bool(resultGrads.back());
+    }
+    if (!any)
+      continue;
+    auto rule = dyn_cast<VjpOpInterface>(op);
+    if (!rule)
+      return op->emitError("dist-training-step: no VJP rule for '")
+             << op->getName() << "' (it lies between a parameter and the loss)";
+    SmallVector<bool> want;
+    for (Value v : op->getOperands())
+      want.push_back(active.contains(v) && vjp::isFloatTensor(v.getType()));
+    SmallVector<Value> operandGrads;
+    if (failed(rule.buildVjp(b, resultGrads, want, operandGrads)))
+      return failure();
+    for (auto [v, g] : llvm::zip(op->getOperands(), operandGrads)) {
+      if (!g)
+        continue;
+      Value &slot = grads[v];
+      slot = slot ? vjp::add(b, op->getLoc(), slot, g) : g;
+    }
+  }
+  return success();
+}
+
+LogicalResult DistTrainingStepPass::buildBody(func::FuncOp main,
+                                              func::FuncOp step,
+                                              const StepLayout &l) {
+  Block &body = step.getBody().front();
+  IRMapping mapping;
+  for (auto [k, i] : llvm::enumerate(l.params))
+    mapping.map(main.getArgument(i), step.getArgument(k));
+  for (auto [k, i] : llvm::enumerate(l.inputs))
+    mapping.map(main.getArgument(i), step.getArgument(l.inputBegin() + k));
+  mapping.map(step.getArgument(l.labelsArg()), step.getArgument(l.labelsArg()));
+  if (!dataAxis.empty() && failed(annotateBatch(step, l, mapping)))
+    return failure();
+
+  PhaseTagger tag;
+  tag.top = &body;
+  OpBuilder b = OpBuilder::atBlockEnd(&body, &tag);
+  Block &fwd = main.getBody().front();
+  for (Operation &op : fwd.without_terminator())
+    b.clone(op, mapping);
+  Value output = mapping.lookup(fwd.getTerminator()->getOperand(0));
+  Value labels = mapping.lookup(step.getArgument(l.labelsArg()));
+
+  SmallVector<Value> params;
+  for (unsigned k = 0; k < l.numParams(); ++k)
+    params.push_back(step.getArgument(k));
+  DenseMap<Value, Value> grads;
+  Value lossValue;
+  if (failed(backward(b, tag, params, output, labels, grads, lossValue)))
+    return failure();
+
+  tag.phase = b.getStringAttr("optimizer");
+  SmallVector<Value> paramGrads, state, newParams, newState;
+  for (Value p : params) {
+    Value g = grads.lookup(p);
+    paramGrads.push_back(
+        g ? g : vjp::zeros(b, step.getLoc(), cast<RankedTensorType>(p.getType())));
+  }
+  for (unsigned k = 0; k < l.state.size(); ++k)
+    state.push_back(step.getArgument(l.stateBegin() + k));
+  train::buildUpdate(b, step.getLoc(), config(), params, paramGrads, state,
+                     newParams, newState);
+  tag.phase = {};
+  SmallVector<Value> results = {lossValue};
+  llvm::append_range(results, newParams);
+  llvm::append_range(results, newState);
+  func::ReturnOp::create(b, step.getLoc(), results);
+  return success();
+}
+
+void DistTrainingStepPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto main = module.lookupSymbol<func::FuncOp>(entry);
+  if (!main || main.isExternal()) {
+    module.emitError("dist-training-step: no function @") << entry
+        << " with a body to differentiate";
+    return signalPassFailure();
+  }
+  if (module.lookupSymbol("train_step")) {
+    module.emitError("dist-training-step: the module already has a "
+                     "@train_step (the pass runs once)");
+    return signalPassFailure();
+  }
+  std::string why;
+  if (failed(train::verifyOptimizer(config(), why))) {
+    module.emitError("dist-training-step: ") << why;
+    return signalPassFailure();
+  }
+  if (!main.getBody().hasOneBlock() || main.getNumResults() == 0) {
+    main.emitError("dist-training-step: @")
+        << entry << " must have one block and at least one result";
+    return signalPassFailure();
+  }
+  auto ret = cast<func::ReturnOp>(main.getBody().front().getTerminator());
+  FailureOr<RankedTensorType> labelType =
+      train::labelType(loss, ret.getOperand(0), why);
+  if (failed(labelType)) {
+    ret.emitError("dist-training-step: ") << why;
+    return signalPassFailure();
+  }
+  StepLayout l;
+  FailureOr<func::FuncOp> step = buildSignature(main, l, *labelType);
+  if (failed(step))
+    return signalPassFailure();
+  if (failed(buildBody(main, *step, l))) {
+    step->erase();
+    return signalPassFailure();
+  }
+  main.erase();
+}

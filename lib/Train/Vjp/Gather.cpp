@@ -1,0 +1,101 @@
+//===- Gather.cpp - VJP of tensor.gather (embedding lookup) ---------------===//
+//
+// The embedding lookup out[p..., d...] = table[idx[p..., 0], d...]
+// (gather_dims([0]), indices [P..., 1], result [P..., (1,) D...]) copies
+// row idx[p] of the table to position p, so row v of the table receives the
+// sum of the output gradients of every position that looked it up:
+//   dTable[v, d...] = Σ_p (idx[p] == v ? dOut[p, d...] : 0),
+// a scatter-add written as ONE linalg.generic over loops (p..., v, d...)
+// (positions reduced, v and d parallel) into zeros of the table, so that
+// propagation can split it by vocabulary like the forward gather. The
+// indices' unit dim and the result's kept unit dim are reshaped away first.
+// Indices are integers: no gradient. Other gather forms are rejected.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rules.h"
+
+#include "autoshard/Train/VjpOpInterface.h"
+#include "autoshard/Train/VjpUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace autoshard;
+
+namespace {
+
+/// Succeeds on the embedding form; else a located error saying what is not.
+LogicalResult checkEmbedding(tensor::GatherOp gather) {
+  if (gather.getGatherDims() != ArrayRef<int64_t>{0})
+    return gather.emitError("VJP of tensor.gather supports gather_dims([0]) "
+                            "only (an embedding lookup)");
+  if (gather.getSourceType().getRank() < 2)
+    return gather.emitError(
+        "VJP of tensor.gather needs a source of rank 2 or more");
+  if (gather.getIndicesType().getShape().back() != 1)
+    return gather.emitError("VJP of tensor.gather needs indices of shape "
+                            "[..., 1]");
+  return vjp::requireStaticShapes(gather);
+}
+
+/// out(v, d...) += (idx(p...) == v) ? dy(p..., d...) : 0, v being loop `v`.
+Value scatterAddBody(OpBuilder &b, Location loc, ValueRange args, unsigned v) {
+  Value row = linalg::IndexOp::create(b, loc, v), idx = args[0];
+  if (!idx.getType().isIndex())
+    idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), idx);
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, idx, row);
+  Value zero = vjp::scalar(b, loc, args[1].getType(), 0.0);
+  Value picked = arith::SelectOp::create(b, loc, eq, args[1], zero);
+  return arith::AddFOp::create(b, loc, picked, args[2]);
+}
+
+struct GatherVjp
+    : public VjpOpInterface::ExternalModel<GatherVjp, tensor::GatherOp> {
+  LogicalResult buildVjp(Operation *op, OpBuilder &b,
+                         ArrayRef<Value> resultGrads, ArrayRef<bool> wantGrads,
+                         SmallVectorImpl<Value> &operandGrads) const {
+    auto gather = cast<tensor::GatherOp>(op);
+    if (failed(checkEmbedding(gather)))
+      return failure();
+    operandGrads.assign(op->getNumOperands(), Value());
+    if (!resultGrads[0] || !wantGrads[0])
+      return success();
+    Location loc = op->getLoc();
+    RankedTensorType table = gather.getSourceType(),
+                     indices = gather.getIndicesType();
+    // Positions p... (the indices without their unit dim), then v, d....
+    SmallVector<int64_t> shape(indices.getShape().drop_back());
+    unsigned p = shape.size(), loops = p + table.getRank();
+    Value idx =
+        vjp::reshape(b, loc, gather.getIndices(),
+                     RankedTensorType::get(shape, indices.getElementType()));
+    llvm::append_range(shape, table.getShape().drop_front());
+    Value dy =
+        vjp::reshape(b, loc, resultGrads[0],
+                     RankedTensorType::get(shape, table.getElementType()));
+    AffineMap id = b.getMultiDimIdentityMap(loops);
+    auto iters = vjp::parallel(loops);
+    std::fill_n(iters.begin(), p, utils::IteratorType::reduction);
+    operandGrads[0] = vjp::generic(
+        b, loc, table, {idx, dy},
+        {id.getSliceMap(0, p), id.dropResult(p), id.getSliceMap(p, loops - p)},
+        iters,
+        [&](OpBuilder &bb, Location l, ValueRange args) {
+          return scatterAddBody(bb, l, args, p);
+        },
+        vjp::zeros(b, loc, table));
+    return success();
+  }
+};
+
+} // namespace
+
+void autoshard::vjp::registerGatherVjp(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
+    tensor::GatherOp::attachInterface<GatherVjp>(*ctx);
+  });
+}
