@@ -20,6 +20,7 @@
 #include "autoshard/Support/KeyInfo.h"
 
 #include "Report.h"
+#include "TiedResults.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1590,7 +1591,8 @@ void DistPropagatePass::runOnOperation() {
   // strings, printed locations) is a large share of the pass otherwise.
   report.wantStrategies = !this->report.empty() && this->report != "-";
   for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
-    if (failed(propagateFunction(func, *meshAttr, model, planner, report)))
+    if (failed(propagateFunction(func, *meshAttr, model, planner, report)) ||
+        failed(tieResults(func, planner, report)))
       return signalPassFailure();
   module->setAttr(DistDialect::kMeshAttrName, *meshAttr);
   if (!this->report.empty()) {
