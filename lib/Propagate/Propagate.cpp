@@ -21,6 +21,7 @@
 
 #include "Report.h"
 #include "TiedResults.h"
+#include "TrainingMemory.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -82,14 +83,6 @@ uint64_t fnv(uint64_t h, StringRef s) {
     h *= 1099511628211ull;
   }
   return h;
-}
-
-int64_t getElemBytes(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  Type elem = tensor ? tensor.getElementType() : type;
-  if (elem.isIntOrIndexOrFloat() && !elem.isIndex())
-    return std::max<int64_t>(1, (elem.getIntOrFloatBitWidth() + 7) / 8);
-  return 8;
 }
 
 std::vector<int64_t> getShape(Type type) {
@@ -1590,10 +1583,14 @@ void DistPropagatePass::runOnOperation() {
   // Only the JSON report lists per-op strategies; building them (layout
   // strings, printed locations) is a large share of the pass otherwise.
   report.wantStrategies = !this->report.empty() && this->report != "-";
-  for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
+  for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+    double before = report.memoryBytesPerDevice;
     if (failed(propagateFunction(func, *meshAttr, model, planner, report)) ||
         failed(tieResults(func, planner, report)))
       return signalPassFailure();
+    if (std::optional<double> step = countTrainingMemory(func, model, report))
+      report.memoryBytesPerDevice = before + *step;
+  }
   module->setAttr(DistDialect::kMeshAttrName, *meshAttr);
   if (!this->report.empty()) {
     std::string error;

@@ -54,6 +54,14 @@ PropagationReport::toJSON(llvm::json::Array strategyList) const {
                             {"comm_time_us", commTimeUs},
                             {"compute_time_us", computeTimeUs},
                             {"memory_bytes_per_device", memoryBytesPerDevice},
+                            {"parameter_bytes_per_device",
+                             parameterBytesPerDevice},
+                            {"optimizer_state_bytes_per_device",
+                             optimizerStateBytesPerDevice},
+                            {"gradient_bytes_per_device",
+                             gradientBytesPerDevice},
+                            {"activation_bytes_per_device",
+                             activationBytesPerDevice},
                             {"total_cost_us", computeTimeUs + commTimeUs},
                             {"solver_cost_us", solverCostUs},
                             {"candidates", numCandidates},
@@ -77,7 +85,14 @@ bool PropagationReport::write(const std::string &path, std::string &error) {
        << llvm::format("  comm time: %.3f us\n", commTimeUs)
        << llvm::format("  compute time: %.3f us\n", computeTimeUs)
        << llvm::format("  memory per device: %.0f bytes\n",
-                       memoryBytesPerDevice)
+                       memoryBytesPerDevice);
+    if (optimizerStateBytesPerDevice + activationBytesPerDevice > 0)
+      os << llvm::format("    parameters %.0f, gradients %.0f, optimizer "
+                         "state %.0f, activations %.0f\n",
+                         parameterBytesPerDevice, gradientBytesPerDevice,
+                         optimizerStateBytesPerDevice,
+                         activationBytesPerDevice);
+    os
        << llvm::format("  total cost: %.3f us\n", computeTimeUs + commTimeUs)
        << llvm::format("  solver: %lld nodes, %lld candidates, %.2f ms\n",
                        static_cast<long long>(solverNodes),

@@ -30,6 +30,12 @@ struct PropagationReport {
   double commTimeUs = 0.0;
   double computeTimeUs = 0.0;
   double memoryBytesPerDevice = 0.0;
+  /// Training steps (TrainingMemory.h): what memoryBytesPerDevice is made
+  /// of. Zero for forward programs.
+  double parameterBytesPerDevice = 0.0;
+  double optimizerStateBytesPerDevice = 0.0;
+  double gradientBytesPerDevice = 0.0;
+  double activationBytesPerDevice = 0.0;
   /// Solver objective (compute + priced reshards, each use counted).
   double solverCostUs = 0.0;
   /// Wall time in the solver and the size of its graphs (summary only: the

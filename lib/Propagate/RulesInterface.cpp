@@ -18,6 +18,14 @@ void autoshard::registerShardingRuleModels(DialectRegistry &registry) {
   registerArithShardingRuleModels(registry);
 }
 
+int64_t autoshard::getElemBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  Type elem = tensor ? tensor.getElementType() : type;
+  if (elem.isIntOrIndexOrFloat() && !elem.isIndex())
+    return std::max<int64_t>(1, (elem.getIntOrFloatBitWidth() + 7) / 8);
+  return 8;
+}
+
 std::vector<int64_t> autoshard::getShapeForRule(Type type) {
   auto ranked = dyn_cast<RankedTensorType>(type);
   if (!ranked)

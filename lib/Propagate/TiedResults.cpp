@@ -3,6 +3,7 @@
 #include "TiedResults.h"
 
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
+#include "autoshard/Propagate/RuleModels.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -32,8 +33,7 @@ LogicalResult tieResults(func::FuncOp func, ReshardPlanner &planner,
       continue;
     auto type = cast<RankedTensorType>(func.getResultTypes()[i]);
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-    int64_t elemBytes =
-        std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+    int64_t elemBytes = getElemBytes(type);
     std::string error;
     auto plan = planner.plan(shape, elemBytes, have.toTensorLayout(),
                              want.toTensorLayout(), error);

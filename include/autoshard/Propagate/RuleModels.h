@@ -55,6 +55,9 @@ mlir::LogicalResult matchUserStrategy(mlir::Operation *op,
 /// Static shape of a ranked tensor type (-1 for dynamic dims); empty for any
 /// other type (treated as rank 0 by the rules).
 std::vector<int64_t> getShapeForRule(mlir::Type type);
+/// Bytes per element of a tensor (or scalar) type; index and other types
+/// without a width count as 8, as the runtime stores them.
+int64_t getElemBytes(mlir::Type type);
 /// Whether every tensor operand and result of `op` has a static shape;
 /// otherwise sets `why`.
 bool hasStaticTensorShapes(mlir::Operation *op, std::string &why);

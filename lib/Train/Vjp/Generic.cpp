@@ -24,6 +24,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 
@@ -173,11 +175,48 @@ struct GenericVjp
   }
 };
 
+/// Named elementwise and contraction ops (linalg.add, linalg.exp,
+/// linalg.dot, ...) are generics with a fixed body: the rule differentiates
+/// the generic form of a copy, which is erased unless a max/min gradient
+/// reads its result.
+template <typename OpTy>
+struct NamedVjp : VjpOpInterface::ExternalModel<NamedVjp<OpTy>, OpTy> {
+  LogicalResult buildVjp(Operation *op, OpBuilder &b,
+                         ArrayRef<Value> resultGrads, ArrayRef<bool> wantGrads,
+                         SmallVectorImpl<Value> &operandGrads) const {
+    IRRewriter rewriter(b);
+    auto copy = cast<linalg::LinalgOp>(rewriter.clone(*op));
+    FailureOr<linalg::GenericOp> form =
+        linalg::generalizeNamedOp(rewriter, copy);
+    if (failed(form)) {
+      copy->erase();
+      return op->emitError("dist-training-step: cannot differentiate '")
+             << op->getName() << "' (no generic form)";
+    }
+    LogicalResult result = GenericVjp().buildVjp(*form, b, resultGrads,
+                                                 wantGrads, operandGrads);
+    if (form->getResult(0).use_empty())
+      form->erase();
+    return result;
+  }
+};
+
+template <typename... OpTys>
+void attachNamed(MLIRContext *ctx) {
+  (OpTys::template attachInterface<NamedVjp<OpTys>>(*ctx), ...);
+}
+
 } // namespace
 
 void registerGenericVjp(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, linalg::LinalgDialect *) {
     linalg::GenericOp::attachInterface<GenericVjp>(*ctx);
+    attachNamed<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp,
+                linalg::ExpOp, linalg::LogOp, linalg::TanhOp, linalg::SqrtOp,
+                linalg::RsqrtOp, linalg::NegFOp, linalg::AbsOp, linalg::ErfOp,
+                linalg::MaxOp, linalg::MinOp, linalg::SquareOp,
+                linalg::ReciprocalOp, linalg::PowFOp, linalg::DotOp,
+                linalg::MatvecOp, linalg::VecmatOp>(ctx);
   });
 }
 

@@ -1,0 +1,104 @@
+//===- TrainingMemory.cpp - What a training step keeps per device ---------===//
+
+#include "TrainingMemory.h"
+
+#include "autoshard/Dialect/Dist/IR/DistDialect.h"
+#include "autoshard/Dialect/Dist/IR/DistOps.h"
+#include "autoshard/Propagate/RuleModels.h"
+
+using namespace mlir;
+
+namespace autoshard {
+
+namespace {
+/// Local bytes of values at their propagated layouts.
+struct Sizer {
+  const CostModel &model;
+  double operator()(Value v, dist::LayoutAttr layout) const {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !layout)
+      return 0.0;
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    int64_t elemBytes = getElemBytes(type);
+    return model.getTensorBytesPerDevice(layout.toTensorLayout(), shape,
+                                         elemBytes);
+  }
+};
+
+StringRef phaseOf(Operation *op) {
+  if (auto phase = op->getAttrOfType<StringAttr>("dist.phase"))
+    return phase.getValue();
+  return "";
+}
+
+/// The layout propagation gave `v`: its argument's, or its producer's
+/// result layout.
+dist::LayoutAttr layoutOf(func::FuncOp func, Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return func.getArgAttrOfType<dist::LayoutAttr>(arg.getArgNumber(),
+                                                   "dist.layout");
+  Operation *def = v.getDefiningOp();
+  auto strategy = def->getAttrOfType<dist::StrategyAttr>(
+      dist::DistDialect::kStrategyAttrName);
+  unsigned i = cast<OpResult>(v).getResultNumber();
+  if (strategy && i < strategy.getResults().size())
+    return strategy.getResults()[i];
+  if (auto reshard = dyn_cast<dist::ReshardOp>(def))
+    return reshard.getTarget();
+  if (auto annotate = dyn_cast<dist::AnnotateOp>(def))
+    return annotate.getLayout();
+  return {};
+}
+} // namespace
+
+std::optional<double> countTrainingMemory(func::FuncOp func,
+                                          const CostModel &model,
+                                          PropagationReport &report) {
+  if (func.isExternal())
+    return std::nullopt;
+  Block &body = func.getBody().front();
+  bool training = llvm::any_of(
+      body, [](Operation &op) { return !phaseOf(&op).empty(); });
+  if (!training)
+    return std::nullopt;
+  Sizer size{model};
+  double params = 0, state = 0, inputs = 0, grads = 0, activations = 0;
+  for (BlockArgument arg : body.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    double bytes = size(arg, layoutOf(func, arg));
+    if (func.getArgAttr(i, "dist.weight") || func.getArgAttr(i, "dist.param"))
+      params += bytes;
+    else if (func.getArgAttr(i, "dist.init"))
+      state += bytes;
+    else
+      inputs += bytes;
+  }
+  // A forward value is an activation when the loss or the backward reads
+  // it; a backward value is a gradient when the optimizer reads it.
+  llvm::DenseSet<Value> seen;
+  for (Operation &op : body) {
+    StringRef phase = phaseOf(&op);
+    if (phase.empty())
+      continue;
+    for (Value v : op.getOperands()) {
+      // Through the reshards propagation put after a producer.
+      while (auto reshard = v.getDefiningOp<dist::ReshardOp>())
+        v = reshard.getInput();
+      Operation *def = v.getDefiningOp();
+      if (!def || !seen.insert(v).second)
+        continue;
+      StringRef from = phaseOf(def);
+      if (from.empty() && phase != "optimizer")
+        activations += size(v, layoutOf(func, v));
+      else if (from == "backward" && phase == "optimizer")
+        grads += size(v, layoutOf(func, v));
+    }
+  }
+  report.parameterBytesPerDevice += params;
+  report.optimizerStateBytesPerDevice += state;
+  report.gradientBytesPerDevice += grads;
+  report.activationBytesPerDevice += activations;
+  return params + state + inputs + grads + activations;
+}
+
+} // namespace autoshard
