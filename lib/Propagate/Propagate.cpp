@@ -1211,6 +1211,21 @@ LogicalResult DistPropagatePass::propagateFunction(func::FuncOp func,
     addUseEdge(src.node, src.slot, firstResult + use.getOperandNumber(), 0,
                use.get().getType(), true);
   }
+  // A result tied to an argument (a training step's updated parameters and
+  // state, TiedResults.h) is that argument in the next call: the reshard
+  // from the one's layout to the other's is part of the program's cost.
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto tied = func.getResultAttrOfType<IntegerAttr>(i, "dist.tied_arg");
+    Type type = func.getResultTypes()[i];
+    if (!tied || !isa<RankedTensorType>(type) || tied.getInt() < 0 ||
+        tied.getInt() >= body.getNumArguments() ||
+        body.getArgument(tied.getInt()).getType() != type)
+      continue;
+    unsigned rn = firstResult + i, an = tied.getInt();
+    graph.addEdge(nodes[rn].solverId, nodes[an].solverId,
+                  pricing.table(pricing.typeInfo(type), idsOf(rn, 0, false),
+                                idsOf(an, 0, true), false));
+  }
 
   // An annotation (`dist.annotate %v`) asks that %v have its layout, i.e.
   // restricts that value's producer; higher priority wins.
