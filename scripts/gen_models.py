@@ -96,8 +96,9 @@ class Mesh:
 class Builder:
     """Emits the body of @main with fresh SSA names and typed helpers."""
 
-    def __init__(self, annotate, mesh, form):
+    def __init__(self, annotate, mesh, form, params=False):
         self.annotate = annotate
+        self.params = params
         self.mesh = mesh
         self.form = form
         self.neg_inf = None
@@ -117,12 +118,18 @@ class Builder:
 
     # -- arguments and annotations ------------------------------------------
 
-    def arg(self, name, shape, layout=None, elt="f32"):
+    def arg(self, name, shape, layout=None, elt="f32", param=True):
         """Adds a function argument; `layout` lists the role ('dp', 'mp' or
-        None) splitting each dim. Returns the value to use in the body."""
+        None) splitting each dim; `param`: a weight (not the model's input),
+        marked trainable with --params. Returns the value to use in the
+        body."""
         ssa = "%" + name
         ty = ttype(shape, elt)
-        self.args.append((ssa, ty))
+        attrs = ""
+        if self.params:
+            attrs = ' {dist.name = "%s"%s}' % (name,
+                                               ", dist.param" if param else "")
+        self.args.append((ssa, ty + attrs))
         if layout is None or self.annotate == "none":
             return ssa
         axes = [self.axis_for(role) for role in layout]
@@ -541,7 +548,7 @@ def header(argv):
 
 def gen_mlp(args, b):
     positive(args, "layers", "batch", "hidden", "ffn")
-    x = b.arg("x", [args.batch, args.hidden], ["dp", None])
+    x = b.arg("x", [args.batch, args.hidden], ["dp", None], param=False)
     weights = []
     for layer in range(args.layers):
         w1 = b.arg("w1_%d" % layer, [args.hidden, args.ffn], [None, "mp"])
@@ -577,7 +584,7 @@ def gen_attention(args, b):
     check_divisible(b, "--heads", args.heads, "mp")
     embed = args.heads * args.head_dim
     shape = [args.batch, args.seq, embed]
-    x = b.arg("x", shape, ["dp", None, None])
+    x = b.arg("x", shape, ["dp", None, None], param=False)
     ws = attention_weights(b, args.heads, args.head_dim)
     if b.form == "einsum":
         y = b.attention(x, args.batch, args.seq, args.heads, args.head_dim,
@@ -603,7 +610,7 @@ def gen_gpt(args, b):
     head_dim = embed // args.heads
     tokens = bsz * seq
 
-    ids = b.arg("ids", [bsz, seq], ["dp", None], elt="i64")
+    ids = b.arg("ids", [bsz, seq], ["dp", None], elt="i64", param=False)
     # Vocab-parallel table in the reshape form. The einsum form's lookup
     # indexes the vocabulary with linalg.index, which upstream keeps local
     # when v is split (silently wrong), so there the table is left
@@ -698,6 +705,9 @@ def parse_args(argv):
                         "upstream sharding-propagation supports end to end "
                         "(default: einsum with --annotate shard, else "
                         "reshape)")
+    common.add_argument("--params", action="store_true",
+                        help="mark the weights dist.param (trainable: what "
+                        "--dist-training-step and `autoshard train` update)")
     common.add_argument("--dp-axis", default="dp",
                         help="mesh axis splitting the batch, or 'none'")
     common.add_argument("--mp-axis", default="mp",
@@ -750,7 +760,7 @@ def main(argv):
         mesh = Mesh(args.mesh, args.dp_axis, args.mp_axis)
         form = args.form or ("einsum" if args.annotate == "shard"
                              else "reshape")
-        b = Builder(args.annotate, mesh, form)
+        b = Builder(args.annotate, mesh, form, args.params)
         result, result_type = args.gen(args, b)
     except GenError as e:
         sys.stderr.write("gen_models.py: error: %s\n" % e)
