@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -97,6 +98,7 @@ private:
   std::string describe(Operation *op);
 
   LogicalResult setUpMesh(func::FuncOp func);
+  LogicalResult checkTiedOutputs(func::FuncOp func, func::ReturnOp ret);
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerConstant(arith::ConstantOp op);
   LogicalResult lowerLinalg(linalg::LinalgOp op);
@@ -428,6 +430,72 @@ LogicalResult Loader::setUpMesh(func::FuncOp func) {
   return success();
 }
 
+/// `dist.init` on an argument: "zeros" (optimizer state starts at zero) is
+/// the only initialiser a program can ask for.
+static LogicalResult readArgInit(DictionaryAttr attrs, rt::ProgramIO &io,
+                                 Location loc) {
+  Attribute init = attrs ? attrs.get("dist.init") : Attribute();
+  if (!init)
+    return success();
+  auto str = dyn_cast<StringAttr>(init);
+  if (!str || str.getValue() != "zeros")
+    return emitError(loc, "autoshard-run: argument '")
+           << io.name << "': dist.init must be \"zeros\", got " << init;
+  io.zeroInit = true;
+  return success();
+}
+
+/// `dist.tied_arg` on a result: the argument it replaces in the next step.
+static LogicalResult readTiedArg(DictionaryAttr attrs, unsigned numArgs,
+                                 rt::ProgramIO &io, Location loc) {
+  Attribute tied = attrs ? attrs.get("dist.tied_arg") : Attribute();
+  if (!tied)
+    return success();
+  auto index = dyn_cast<IntegerAttr>(tied);
+  if (!index || index.getInt() < 0 || index.getInt() >= numArgs)
+    return emitError(loc, "autoshard-run: result '")
+           << io.name << "': dist.tied_arg must be an argument index in [0, "
+           << numArgs << "), got " << tied;
+  io.tiedInput = index.getInt();
+  return success();
+}
+
+/// A tied result is fed back as its argument's local shard without any
+/// communication, so both must hold the same shard of the same tensor.
+LogicalResult Loader::checkTiedOutputs(func::FuncOp func, func::ReturnOp ret) {
+  llvm::DenseMap<int, size_t> tiedBy;
+  for (size_t i = 0; i < program.outputs.size(); ++i) {
+    const rt::ProgramIO &out = program.outputs[i];
+    if (out.tiedInput < 0)
+      continue;
+    const rt::ProgramIO &in = program.inputs[out.tiedInput];
+    auto diag = [&]() {
+      return emitError(ret.getLoc(), "autoshard-run: result ")
+             << i << " ('" << out.name << "') is tied to argument "
+             << out.tiedInput << " ('" << in.name << "') by dist.tied_arg but ";
+    };
+    auto [it, inserted] = tiedBy.try_emplace(out.tiedInput, i);
+    if (!inserted)
+      return diag() << "so is result " << it->second;
+    Type argType = func.getArgument(out.tiedInput).getType();
+    Type resultType = ret.getOperand(i).getType();
+    if (argType == resultType && out.globalShape == in.globalShape &&
+        out.layout == in.layout)
+      continue;
+    // Both sides in full: the layouts usually explain the local types.
+    auto describe = [&](Type local, const rt::ProgramIO &io) {
+      return llvm::formatv("{0} (global [{1}], layout {2})", local,
+                           rt::stringifyShape(io.globalShape),
+                           io.layout.str(program.mesh))
+          .str();
+    };
+    return diag() << "holds another shard: the result is "
+                  << describe(resultType, out) << ", the argument "
+                  << describe(argType, in);
+  }
+  return success();
+}
+
 FailureOr<rt::Program> Loader::run(StringRef entry) {
   func::FuncOp func;
   if (!entry.empty()) {
@@ -507,7 +575,9 @@ FailureOr<rt::Program> Loader::run(StringRef entry) {
     io.value = *id;
     if (failed(ioFor(func.getArgAttrDict(arg.getArgNumber()), arg.getType(),
                      ("arg" + Twine(arg.getArgNumber())).str(), io,
-                     arg.getLoc())))
+                     arg.getLoc())) ||
+        failed(readArgInit(func.getArgAttrDict(arg.getArgNumber()), io,
+                           arg.getLoc())))
       return failure();
     program.inputs.push_back(io);
   }
@@ -520,10 +590,14 @@ FailureOr<rt::Program> Loader::run(StringRef entry) {
         rt::ProgramIO io;
         io.value = *id;
         if (failed(ioFor(func.getResultAttrDict(i), v.getType(),
-                         ("result" + Twine(i)).str(), io, ret.getLoc())))
+                         ("result" + Twine(i)).str(), io, ret.getLoc())) ||
+            failed(readTiedArg(func.getResultAttrDict(i),
+                               func.getNumArguments(), io, ret.getLoc())))
           return failure();
         program.outputs.push_back(io);
       }
+      if (failed(checkTiedOutputs(func, ret)))
+        return failure();
       continue;
     }
     if (failed(lowerOp(&op)))

@@ -50,13 +50,16 @@ static std::string_view dictValue(std::string_view header,
   return {};
 }
 
-Tensor autoshard::rt::readNpy(const std::string &path) {
-  std::ifstream file(path, std::ios::binary);
+static Error npyError(const std::string &path, const std::string &why) {
+  return Error("'" + path + "' is not a valid .npy file: " + why);
+}
+
+/// Opens a .npy file and reads its header; the stream is left at the data.
+static NpyHeader openNpy(std::ifstream &file, const std::string &path) {
+  file.open(path, std::ios::binary);
   if (!file)
     throw Error("cannot open '" + path + "': " + std::strerror(errno));
-  auto bad = [&](const std::string &why) {
-    return Error("'" + path + "' is not a valid .npy file: " + why);
-  };
+  auto bad = [&](const std::string &why) { return npyError(path, why); };
   char magic[8];
   if (!file.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
     throw bad("missing the \\x93NUMPY magic");
@@ -120,10 +123,22 @@ Tensor autoshard::rt::readNpy(const std::string &path) {
       throw bad("bad shape entry '" + item + "'");
     shape.push_back(v);
   }
-  Tensor t(*type, shape);
+  return {*type, shape};
+}
+
+NpyHeader autoshard::rt::readNpyHeader(const std::string &path) {
+  std::ifstream file;
+  return openNpy(file, path);
+}
+
+Tensor autoshard::rt::readNpy(const std::string &path) {
+  std::ifstream file;
+  NpyHeader header = openNpy(file, path);
+  auto bad = [&](const std::string &why) { return npyError(path, why); };
+  Tensor t(header.type, header.shape);
   if (!file.read(static_cast<char *>(t.getRawData()), t.getBytes()))
     throw bad("data shorter than " + t.getTypeString() + " needs");
-  if (*type == DType::I1)
+  if (header.type == DType::I1)
     for (int64_t i = 0; i < t.getNumElements(); ++i)
       t.getData<uint8_t>()[i] = t.getData<uint8_t>()[i] != 0;
   return t;

@@ -94,13 +94,9 @@ OwningOpRef<ModuleOp> driver::loadInput(MLIRContext &ctx,
   return module;
 }
 
-LogicalResult driver::compile(ModuleOp module, const CompileOptions &options) {
-  if (!PassPipelineInfo::lookup("autoshard-pipeline"))
-    return fail("the autoshard-pipeline is not registered in this build");
+std::string driver::compilePipeline(const CompileOptions &options) {
   std::string pipeline;
   llvm::raw_string_ostream os(pipeline);
-  // Parsed into a module-anchored PassManager: no builtin.module() wrapper,
-  // which would nest the pipeline on (non-existent) inner modules.
   os << "autoshard-pipeline{solver=" << options.solver;
   if (options.enableAllToAll)
     os << " enable-alltoall=true";
@@ -109,10 +105,22 @@ LogicalResult driver::compile(ModuleOp module, const CompileOptions &options) {
   if (!options.cluster.empty())
     os << " cluster=" << options.cluster;
   os << "}";
+  return pipeline;
+}
+
+LogicalResult driver::runPipeline(ModuleOp module, StringRef pipeline) {
+  // Parsed into a module-anchored PassManager: no builtin.module() wrapper,
+  // which would nest the pipeline on (non-existent) inner modules.
   PassManager pm(module.getContext());
   std::string parseErr;
   llvm::raw_string_ostream errOs(parseErr);
   if (failed(parsePassPipeline(pipeline, pm, errOs)))
     return fail("bad pipeline '" + pipeline + "': " + parseErr);
   return pm.run(module);
+}
+
+LogicalResult driver::compile(ModuleOp module, const CompileOptions &options) {
+  if (!PassPipelineInfo::lookup("autoshard-pipeline"))
+    return fail("the autoshard-pipeline is not registered in this build");
+  return runPipeline(module, compilePipeline(options));
 }

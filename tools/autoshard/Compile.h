@@ -28,6 +28,15 @@ mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &ctx,
 mlir::LogicalResult compile(mlir::ModuleOp module,
                             const CompileOptions &options);
 
+/// The pipeline compile() runs, as text (`autoshard-pipeline{...}`), for
+/// drivers that put passes in front of it.
+std::string compilePipeline(const CompileOptions &options);
+
+/// Parses a textual pipeline on the module and runs it; a pipeline that does
+/// not parse is one error line.
+mlir::LogicalResult runPipeline(mlir::ModuleOp module,
+                                llvm::StringRef pipeline);
+
 } // namespace autoshard::driver
 
 #endif // AUTOSHARD_TOOLS_AUTOSHARD_COMPILE_H

@@ -1,6 +1,7 @@
 //===- Verify.cpp - autoshard verify: partitioned vs single device --------===//
 
 #include "Verify.h"
+#include "Launch.h"
 
 #include "autoshard/Dialect/Dist/IR/DistDialect.h"
 #include "autoshard/Runtime/HostIO.h"
@@ -10,7 +11,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,35 +25,14 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
-static LogicalResult writeModule(ModuleOp module, StringRef path) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return failure();
-  module.print(os);
-  return success();
-}
-
-/// Runs `mpirun -np N autoshard-run PROGRAM ...`, echoing its output.
-static int runRanks(StringRef mpirun, StringRef runTool, StringRef program,
-                    int ranks, StringRef outDir, const VerifyOptions &o) {
-  std::string np = std::to_string(ranks), seed = std::to_string(o.seed);
-  SmallVector<StringRef> args = {mpirun,  "--allow-run-as-root",
-                                 "--oversubscribe", "-np",
-                                 np,      runTool,
-                                 program, "--seed",
-                                 seed,    "--output-dir",
-                                 outDir};
-  std::string backend = "--backend=" + o.backend;
+/// One `autoshard-run PROGRAM` on `ranks` ranks, writing outputs to outDir.
+static int runProgram(const RankTools &tools, StringRef program, int ranks,
+                      StringRef outDir, const VerifyOptions &o) {
+  SmallVector<std::string> args = {"--seed", std::to_string(o.seed),
+                                   "--output-dir", outDir.str()};
   if (o.backend != "cpu")
-    args.push_back(backend);
-  std::string err;
-  int rc = llvm::sys::ExecuteAndWait(mpirun, args, std::nullopt, {}, 0, 0, &err);
-  if (rc != 0)
-    llvm::errs() << "autoshard: " << ranks << "-rank run of " << program
-                 << " failed (exit " << rc << ")" << (err.empty() ? "" : ": ")
-                 << err << "\n";
-  return rc;
+    args.push_back("--backend=" + o.backend);
+  return runRanks(tools, program, ranks, args);
 }
 
 int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
@@ -78,16 +57,11 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
                 Twine(meshAttr.getNumDevices()) + " devices");
 
   // Where programs and outputs go.
-  SmallString<128> work(o.workDir);
-  if (work.empty()) {
-    if (std::error_code ec =
-            llvm::sys::fs::createUniqueDirectory("autoshard-verify", work))
-      return fail("cannot create a temporary directory: " + ec.message());
-  } else if (std::error_code ec = llvm::sys::fs::create_directories(work)) {
-    return fail("cannot create '" + work + "': " + ec.message());
-  }
+  FailureOr<std::string> work = makeWorkDir(o.workDir, "autoshard-verify");
+  if (failed(work))
+    return 1;
   auto path = [&](StringRef name) {
-    SmallString<128> p(work);
+    SmallString<128> p(*work);
     llvm::sys::path::append(p, name);
     return std::string(p);
   };
@@ -95,26 +69,18 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
   std::string partitionedPath = path("partitioned.mlir");
   if (failed(writeModule(*original, originalPath)) ||
       failed(writeModule(*partitioned, partitionedPath)))
-    return fail("cannot write programs into '" + work + "'");
-
-  // Tools: autoshard-run beside this binary, mpirun on PATH.
-  std::string self = llvm::sys::fs::getMainExecutable(o.argv0, (void *)&fail);
-  SmallString<128> runTool(llvm::sys::path::parent_path(self));
-  llvm::sys::path::append(runTool, "autoshard-run");
-  if (!llvm::sys::fs::can_execute(runTool))
-    return fail("autoshard-run not found next to the driver at '" + runTool +
-                "'");
-  auto mpirun = llvm::sys::findProgramByName("mpirun");
-  if (!mpirun)
-    return fail("mpirun not found on PATH (install openmpi-bin)");
+    return fail("cannot write programs into '" + *work + "'");
+  FailureOr<RankTools> tools = findRankTools(o.argv0);
+  if (failed(tools))
+    return 1;
 
   std::string refDir = path("reference"), distDir = path("partitioned");
   llvm::outs() << "autoshard verify: " << o.compile.input << " on "
                << meshAttr.toDeviceMesh().str() << ", " << ranks
                << " ranks, backend " << o.backend << "\n";
   llvm::outs().flush();
-  if (runRanks(*mpirun, runTool, originalPath, 1, refDir, o) ||
-      runRanks(*mpirun, runTool, partitionedPath, ranks, distDir, o))
+  if (runProgram(*tools, originalPath, 1, refDir, o) ||
+      runProgram(*tools, partitionedPath, ranks, distDir, o))
     return 1;
 
   // Compare every output the reference run wrote.

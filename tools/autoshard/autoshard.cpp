@@ -2,11 +2,14 @@
 //
 //   autoshard compile INPUT --mesh dp=2,mp=4 [-o OUT] [--report FILE]
 //   autoshard verify  INPUT --mesh dp=2,mp=4 [--ranks N] [--backend cpu|cuda]
+//   autoshard train   INPUT --mesh dp=2,mp=2 --input NAME=FILE.npy ...
+//                     --labels FILE.npy --loss L --optimizer O --steps N
 //
 // INPUT is an annotated .mlir file, or an .onnx model with --strategy FILE.
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "Train.h"
 #include "Verify.h"
 
 #include "autoshard/InitAll.h"
@@ -28,8 +31,17 @@ static cl::SubCommand compileCmd(
 static cl::SubCommand verifyCmd(
     "verify", "Run the original program on one rank and the partitioned one "
               "on N ranks with identical inputs, and compare the outputs");
+static cl::SubCommand
+    trainCmd("train",
+             "Build the training step of the model's forward function "
+             "(loss, gradients, optimizer update), partition it and run N "
+             "steps on N ranks");
 
-#define BOTH cl::sub(compileCmd), cl::sub(verifyCmd), cl::cat(category)
+// Options of every subcommand / of the two that launch ranks.
+#define BOTH                                                                   \
+  cl::sub(compileCmd), cl::sub(verifyCmd), cl::sub(trainCmd), cl::cat(category)
+#define RUNS cl::sub(verifyCmd), cl::sub(trainCmd), cl::cat(category)
+#define TRAIN cl::sub(trainCmd), cl::cat(category)
 
 static cl::opt<std::string> input(cl::Positional, cl::Required,
                                   cl::desc("<model.mlir | model.onnx>"), BOTH);
@@ -65,24 +77,78 @@ static cl::opt<std::string> output("o", cl::desc("Output file (default -)"),
 static cl::opt<int> ranks("ranks",
                           cl::desc("Ranks for the partitioned run (default: "
                                    "the mesh size)"),
-                          cl::init(0), cl::sub(verifyCmd), cl::cat(category));
+                          cl::init(0), RUNS);
 static cl::opt<std::string> backend("backend", cl::desc("cpu | cuda"),
-                                    cl::init("cpu"), cl::sub(verifyCmd),
-                                    cl::cat(category));
+                                    cl::init("cpu"), RUNS);
 static cl::opt<double> rtolOpt("rtol", cl::desc("Relative tolerance"),
                             cl::init(1e-4), cl::sub(verifyCmd),
                             cl::cat(category));
 static cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance"),
                             cl::init(1e-5), cl::sub(verifyCmd),
                             cl::cat(category));
-static cl::opt<unsigned> seed("seed",
-                              cl::desc("Seed of the input initialiser"),
-                              cl::init(1), cl::sub(verifyCmd),
-                              cl::cat(category));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input initialiser"),
+                              cl::init(1), RUNS);
 static cl::opt<std::string>
     workDir("work-dir",
             cl::desc("Keep programs and outputs here (default: a temp dir)"),
-            cl::value_desc("dir"), cl::sub(verifyCmd), cl::cat(category));
+            cl::value_desc("dir"), RUNS);
+
+// train.
+static cl::list<std::string>
+    trainInputs("input",
+                cl::desc("Global input batch: NAME=FILE.npy (NAME: the "
+                         "argument's dist.name, argN or N); split on dim 0 "
+                         "over the data axis"),
+                cl::value_desc("NAME=FILE"), TRAIN);
+static cl::opt<std::string>
+    labels("labels",
+           cl::desc("The loss's targets (.npy), split like the "
+                    "inputs"),
+           cl::value_desc("file"), TRAIN);
+static cl::opt<std::string>
+    loss("loss",
+         cl::desc("cross_entropy (logits over the last dim, integer "
+                  "labels) | mse"),
+         cl::init("cross_entropy"), TRAIN);
+static cl::opt<std::string> optimizer("optimizer",
+                                      cl::desc("sgd | momentum | adam | adamw"),
+                                      cl::init("sgd"), TRAIN);
+static cl::opt<double> lr("lr", cl::desc("Learning rate"), cl::init(0.01),
+                          TRAIN);
+static cl::opt<double> momentum("momentum",
+                                cl::desc("Momentum factor (momentum)"),
+                                cl::init(0.9), TRAIN);
+static cl::opt<double> beta1("beta1", cl::desc("Adam's first-moment decay"),
+                             cl::init(0.9), TRAIN);
+static cl::opt<double> beta2("beta2", cl::desc("Adam's second-moment decay"),
+                             cl::init(0.999), TRAIN);
+static cl::opt<double> eps("eps", cl::desc("Adam's denominator epsilon"),
+                           cl::init(1e-8), TRAIN);
+static cl::opt<double>
+    weightDecay("weight-decay",
+                cl::desc("L2 penalty (sgd, momentum, adam) or decoupled "
+                         "decay (adamw)"),
+                cl::init(0.0), TRAIN);
+static cl::opt<int> steps("steps", cl::desc("Training steps"), cl::init(1),
+                          TRAIN);
+static cl::opt<std::string>
+    dataAxis("data-axis",
+             cl::desc("Mesh axis the batch (dim 0 of inputs and labels) is "
+                      "split over; default: dp if the mesh has it, else its "
+                      "first axis; 'none' keeps the inputs as annotated"),
+             cl::value_desc("axis"), TRAIN);
+static cl::opt<std::string>
+    lossesOut("losses-out", cl::desc("Write the per-step losses (JSON list)"),
+              cl::value_desc("file.json"), TRAIN);
+static cl::opt<std::string> paramsOut(
+    "params-out",
+    cl::desc("Write the trained parameters and optimizer state as "
+             "DIR/<name>.npy (named like the ONNX importer's weight files)"),
+    cl::value_desc("dir"), TRAIN);
+static cl::opt<std::string> entry("entry",
+                                  cl::desc("The forward function (default "
+                                           "main)"),
+                                  cl::init("main"), TRAIN);
 
 static CompileOptions getCompileOptions() {
   CompileOptions o;
@@ -95,6 +161,32 @@ static CompileOptions getCompileOptions() {
   o.cluster = cluster;
   o.enableAllToAll = enableAllToAll;
   return o;
+}
+
+static TrainOptions getTrainOptions(const char *argv0) {
+  TrainOptions t;
+  t.compile = getCompileOptions();
+  t.inputs.assign(trainInputs.begin(), trainInputs.end());
+  t.labels = labels;
+  t.loss = loss;
+  t.optimizer = optimizer;
+  t.lr = lr;
+  t.momentum = momentum;
+  t.beta1 = beta1;
+  t.beta2 = beta2;
+  t.eps = eps;
+  t.weightDecay = weightDecay;
+  t.dataAxis = dataAxis;
+  t.entry = entry;
+  t.steps = steps;
+  t.ranks = ranks;
+  t.backend = backend;
+  t.seed = seed;
+  t.lossesOut = lossesOut;
+  t.paramsOut = paramsOut;
+  t.workDir = workDir;
+  t.argv0 = argv0;
+  return t;
 }
 
 static int runCompile(mlir::MLIRContext &ctx) {
@@ -122,7 +214,13 @@ int main(int argc, char **argv) {
       "autoshard: auto-parallel sharding compiler driver\n\n"
       "  autoshard compile INPUT --mesh dp=2,mp=4 [-o OUT] [--report FILE]\n"
       "  autoshard verify  INPUT --mesh dp=2,mp=4 [--ranks N] "
-      "[--backend cpu|cuda]\n");
+      "[--backend cpu|cuda]\n"
+      "  autoshard train   INPUT --mesh dp=2,mp=2 --input NAME=FILE.npy ... "
+      "--labels FILE.npy\n"
+      "                    --loss cross_entropy|mse --optimizer "
+      "sgd|momentum|adam|adamw --lr X\n"
+      "                    --steps N [--losses-out FILE.json] "
+      "[--params-out DIR]\n");
   mlir::DialectRegistry registry;
   autoshard::registerAllDialects(registry);
   autoshard::registerAllPasses();
@@ -143,7 +241,9 @@ int main(int argc, char **argv) {
     v.argv0 = argv[0];
     return runVerify(ctx, v);
   }
+  if (trainCmd)
+    return runTrain(ctx, getTrainOptions(argv[0]));
   WithColor::error(errs(), "autoshard")
-      << "expected a subcommand: compile or verify (see --help)\n";
+      << "expected a subcommand: compile or verify or train (see --help)\n";
   return 1;
 }

@@ -2,6 +2,7 @@
 //
 //   mpirun -np N autoshard-run PROGRAM.mlir [--input NAME=FILE.npy ...]
 //       [--seed S] [--output-dir DIR] [--timeout SECONDS]
+//       [--steps N] [--losses-out FILE.json] [--params-out DIR]
 //   autoshard-run --compare A.npy B.npy [--rtol R] [--atol A]
 //
 // Every rank parses and lowers the module, takes its mesh position from its
@@ -12,6 +13,12 @@
 // DIR/output_<i>.npy. Setup errors (bad module, wrong -np, missing or
 // mismatching input) are agreed on by all ranks and reported once; errors
 // while running abort the whole job; a watchdog aborts a stuck job.
+//
+// Training (--steps N): a train_step program (--dist-training-step) runs N
+// times; after each step every result with dist.tied_arg replaces its
+// argument as a local shard (the loader checked that both have the same
+// local type and layout, so nothing is gathered or re-cut), and rank 0
+// prints the step's loss (result 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +46,7 @@
 #endif
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -52,44 +60,86 @@
 using namespace autoshard;
 namespace cl = llvm::cl;
 
+// Only these show in --help, not every LLVM/MLIR option linked in.
+static cl::OptionCategory category("autoshard-run options");
+
 static cl::list<std::string> positional(cl::Positional,
-                                        cl::desc("PROGRAM.mlir | A.npy B.npy"));
+                                        cl::desc("PROGRAM.mlir | A.npy B.npy"),
+                                        cl::cat(category));
 static cl::list<std::string>
     inputFiles("input",
                cl::desc("Global input: NAME=FILE.npy (NAME: the "
                         "argument's dist.name, argN or N)"),
-               cl::value_desc("NAME=FILE"));
+               cl::value_desc("NAME=FILE"), cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of generated inputs"),
-                              cl::init(0));
-static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Where output_<i>.npy go"), cl::init("."));
+                              cl::init(0), cl::cat(category));
+static cl::opt<std::string> outputDir("output-dir",
+                                      cl::desc("Where output_<i>.npy go"),
+                                      cl::init("."), cl::cat(category));
 static cl::opt<double>
     timeoutSeconds("timeout",
-                   cl::desc("Abort the job after this many seconds (0: never)"),
-                   cl::init(600));
+                   cl::desc("Abort the job after this many seconds (0: "
+                            "never); with --steps, per step"),
+                   cl::init(600), cl::cat(category));
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
-                                  cl::init(""));
+                                  cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     backendName("backend",
                 cl::desc("Kernel backend: cpu (OpenBLAS, MPI) or cuda (cuBLAS, "
                          "NCCL; one GPU per rank)"),
-                cl::init("cpu"));
+                cl::init("cpu"), cl::cat(category));
 static cl::opt<bool> printPlan("print-plan",
-                               cl::desc("Print the lowered plan (rank 0)"));
+                               cl::desc("Print the lowered plan (rank 0)"),
+                               cl::cat(category));
 static cl::opt<bool> compareMode("compare",
-                                 cl::desc("Compare two .npy files and exit"));
-static cl::opt<double>
-    relTol("rtol", cl::desc("Relative tolerance (--compare)"), cl::init(1e-5));
-static cl::opt<double>
-    absTol("atol", cl::desc("Absolute tolerance (--compare)"), cl::init(1e-6));
+                                 cl::desc("Compare two .npy files and exit"),
+                                 cl::cat(category));
+static cl::opt<double> relTol("rtol",
+                              cl::desc("Relative tolerance (--compare)"),
+                              cl::init(1e-5), cl::cat(category));
+static cl::opt<double> absTol("atol",
+                              cl::desc("Absolute tolerance (--compare)"),
+                              cl::init(1e-6), cl::cat(category));
 static cl::opt<int> repeat("repeat",
                            cl::desc("Run the program this many times and "
                                     "report the mean step time"),
-                           cl::init(1));
+                           cl::init(1), cl::cat(category));
+static cl::opt<int>
+    steps("steps",
+          cl::desc("Run the program N times as training steps: after each "
+                   "step every result with dist.tied_arg becomes its "
+                   "argument's value (local shards, no communication); rank "
+                   "0 prints 'step K/N loss X (T ms)' (loss: result 0 when "
+                   "it is a rank-0 float). The --timeout applies per step"),
+          cl::value_desc("N"), cl::init(1), cl::cat(category));
+static cl::opt<std::string>
+    lossesOut("losses-out",
+              cl::desc("Write every step's loss (result 0, a rank-0 float) "
+                       "as a JSON list"),
+              cl::value_desc("file.json"), cl::cat(category));
+static cl::opt<std::string> paramsOut(
+    "params-out",
+    cl::desc("After the last step write the global value of every result "
+             "with dist.tied_arg as DIR/<dist.name>.npy (named as the ONNX "
+             "importer names weight files: characters outside "
+             "[A-Za-z0-9._-] become '_')"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> writeOutputs(
+    "write-outputs",
+    cl::desc("Write DIR/output_<i>.npy after the (last) run and print one "
+             "line per output (default true; --write-outputs=false skips)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<int> debugFailRank("debug-fail-rank", cl::Hidden, cl::init(-1),
-                                  cl::desc("Testing: this rank fails"));
+                                  cl::desc("Testing: this rank fails"),
+                                  cl::cat(category));
 static cl::opt<int> debugHangRank("debug-hang-rank", cl::Hidden, cl::init(-1),
-                                  cl::desc("Testing: this rank hangs"));
+                                  cl::desc("Testing: this rank hangs"),
+                                  cl::cat(category));
+static cl::opt<int>
+    debugHangStep("debug-hang-step", cl::Hidden, cl::init(0),
+                  cl::desc("Testing: --debug-hang-rank hangs at the start of "
+                           "this step (0: before running)"),
+                  cl::cat(category));
 
 namespace {
 /// Process-wide state for aborting from anywhere.
@@ -122,22 +172,26 @@ std::string formatSeconds(double s) {
 }
 
 /// Aborts the job when the run takes longer than the timeout (a failed or
-/// stuck peer leaves the others blocked in a collective).
+/// stuck peer leaves the others blocked in a collective). Training re-arms
+/// it at every step, so a long run of healthy steps is not cut short while
+/// a stuck step still is.
 class Watchdog {
+  using Clock = std::chrono::steady_clock;
+
 public:
-  explicit Watchdog(double seconds) {
+  explicit Watchdog(double seconds) : seconds(seconds) {
     if (seconds <= 0)
       return;
-    // Ranks fire one after another: the first exit ends every rank, so the
-    // job reports one timeout instead of N.
-    double deadline = seconds + 0.5 * job.rank;
-    thread = std::thread([this, seconds, deadline] {
+    deadline = fromNow();
+    thread = std::thread([this] {
       std::unique_lock<std::mutex> lock(mutex);
-      if (!cv.wait_for(lock, std::chrono::duration<double>(deadline),
-                       [this] { return done; }))
-        job.abort("timed out after " + formatSeconds(seconds) +
-                  " s (--timeout); a rank failed or a collective is "
-                  "stuck");
+      // A re-arm moves the deadline while we wait: look again on waking.
+      while (!done)
+        if (cv.wait_until(lock, deadline) == std::cv_status::timeout && !done &&
+            Clock::now() >= deadline)
+          job.abort("timed out after " + formatSeconds(this->seconds) +
+                    " s (--timeout); a rank failed or a collective is "
+                    "stuck");
     });
   }
   ~Watchdog() {
@@ -150,7 +204,25 @@ public:
       thread.join();
   }
 
+  /// Gives the next phase (a training step) the whole timeout again.
+  void rearm() {
+    if (seconds <= 0)
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    deadline = fromNow();
+  }
+
 private:
+  Clock::time_point fromNow() const {
+    // Ranks fire one after another: the first exit ends every rank, so the
+    // job reports one timeout instead of N.
+    return Clock::now() +
+           std::chrono::duration_cast<Clock::duration>(
+               std::chrono::duration<double>(seconds + 0.5 * job.rank));
+  }
+
+  double seconds;
+  Clock::time_point deadline;
   std::mutex mutex;
   std::condition_variable cv;
   bool done = false;
@@ -193,12 +265,118 @@ std::string summarize(const rt::Tensor &t) {
   return buf;
 }
 
+/// --debug-hang-rank: never reaches the next collective.
+[[noreturn]] void hang() {
+  for (;;)
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 /// Everything a rank prepares before communicating.
 struct Setup {
   rt::Program program;
   std::unique_ptr<rt::Communicator> comm;
   std::vector<rt::Tensor> inputs;
+  /// Rank 0 with --losses-out: opened during setup so that a bad path fails
+  /// before training, not after it.
+  std::unique_ptr<llvm::raw_fd_ostream> lossesFile;
 };
+
+/// Whether result 0 is a loss: a rank-0 float.
+bool hasScalarLoss(const rt::Program &p) {
+  return !p.outputs.empty() && p.outputs[0].globalShape.empty() &&
+         rt::isFloatDType(p.values[p.outputs[0].value].type);
+}
+
+bool hasTiedOutputs(const rt::Program &p) {
+  for (const rt::ProgramIO &io : p.outputs)
+    if (io.tiedInput >= 0)
+      return true;
+  return false;
+}
+
+/// Whether every step reports a line (and a loss): asked for, or a program
+/// built to be stepped.
+bool isTrainingRun(const rt::Program &p) {
+  return steps.getNumOccurrences() > 0 || !lossesOut.empty() ||
+         hasTiedOutputs(p);
+}
+
+/// The training flags against the program; throws on a misuse.
+void checkStepFlags(Setup &setup) {
+  const rt::Program &p = setup.program;
+  if (steps < 1)
+    throw rt::Error("--steps must be at least 1, got " + std::to_string(steps));
+  if (steps > 1 && repeat > 1)
+    throw rt::Error("--repeat times repeated runs on the same inputs; it "
+                    "cannot be combined with --steps > 1");
+  if (!lossesOut.empty() && !hasScalarLoss(p)) {
+    if (p.outputs.empty())
+      throw rt::Error("--losses-out: the program has no results");
+    const rt::ProgramIO &io = p.outputs[0];
+    throw rt::Error("--losses-out: result 0 ('" + io.name + "') is " +
+                    std::string(rt::stringifyDType(p.values[io.value].type)) +
+                    "[" + rt::stringifyShape(io.globalShape) +
+                    "], not a rank-0 float loss");
+  }
+  if (!paramsOut.empty() && !hasTiedOutputs(p))
+    throw rt::Error("--params-out: no result of the program has "
+                    "dist.tied_arg");
+  if (job.rank != 0)
+    return;
+  if (!paramsOut.empty() && !llvm::sys::fs::is_directory(paramsOut) &&
+      llvm::sys::fs::create_directories(paramsOut))
+    throw rt::Error("cannot create --params-out directory '" + paramsOut + "'");
+  if (!lossesOut.empty()) {
+    std::error_code ec;
+    setup.lossesFile = std::make_unique<llvm::raw_fd_ostream>(lossesOut, ec);
+    if (ec)
+      throw rt::Error("cannot write --losses-out '" + lossesOut +
+                      "': " + ec.message());
+  }
+}
+
+/// The global value of input `i`: --input NAME=FILE (by dist.name, argN or
+/// N; recorded in `used`), else zeros for dist.init = "zeros", else the
+/// dist.weight file (relative to the program), else the seeded initialiser.
+/// `argN` and `N` do not apply when they are another argument's dist.name
+/// (a training step names its inputs after the forward's argN, which are
+/// not its own argument numbers).
+rt::Tensor loadGlobalInput(const rt::Program &p, size_t i,
+                           const std::map<std::string, std::string> &given,
+                           const std::set<std::string> &argNames,
+                           std::set<std::string> &used,
+                           llvm::StringRef programDir) {
+  const rt::ProgramIO &io = p.inputs[i];
+  const rt::ValueInfo &info = p.values[io.value];
+  std::string file;
+  for (const std::string &name :
+       {io.name, "arg" + std::to_string(i), std::to_string(i)}) {
+    if (name != io.name && argNames.count(name))
+      continue;
+    if (auto it = given.find(name); it != given.end()) {
+      file = it->second;
+      used.insert(name);
+    }
+  }
+  if (file.empty() && io.zeroInit)
+    return rt::Tensor(info.type, io.globalShape); // buffers start zeroed
+  if (file.empty() && !io.file.empty()) {
+    llvm::SmallString<256> resolved(io.file);
+    if (!llvm::sys::path::is_absolute(resolved) && !programDir.empty())
+      resolved = (programDir + "/" + io.file).str();
+    file = std::string(resolved);
+  }
+  rt::Tensor global =
+      file.empty() ? rt::makeSeededTensor(info.type, io.globalShape, seed, i)
+                   : rt::readNpy(file);
+  if (global.getDType() != info.type || global.getShape() != io.globalShape)
+    throw rt::Error("input '" + io.name + "' (argument " + std::to_string(i) +
+                    "): expected " +
+                    std::string(rt::stringifyDType(info.type)) + "[" +
+                    rt::stringifyShape(io.globalShape) + "], got " +
+                    global.getTypeString() + " from '" + file + "'");
+  return global;
+}
 
 void prepare(Setup &setup, mlir::MLIRContext &context) {
   // Diagnostics are collected so the agreed error is printed once.
@@ -231,6 +409,7 @@ void prepare(Setup &setup, mlir::MLIRContext &context) {
                     "mpirun -np " + std::to_string(devices) + " (got " +
                     std::to_string(job.size) + " rank" +
                     (job.size == 1 ? "" : "s") + ")");
+  checkStepFlags(setup);
   setup.comm = job.mpi ? rt::createMpiCommunicator(p.mesh)
                        : rt::createLocalCommunicator(p.mesh);
   int64_t pos = setup.comm->getPosition();
@@ -246,33 +425,14 @@ void prepare(Setup &setup, mlir::MLIRContext &context) {
   std::set<std::string> usedNames;
   llvm::SmallString<256> programDir(path);
   llvm::sys::path::remove_filename(programDir);
+  std::set<std::string> argNames;
+  for (const rt::ProgramIO &io : p.inputs)
+    argNames.insert(io.name);
   for (size_t i = 0; i < p.inputs.size(); ++i) {
-    const rt::ProgramIO &io = p.inputs[i];
-    const rt::ValueInfo &info = p.values[io.value];
-    std::string file;
-    for (const std::string &name :
-         {io.name, "arg" + std::to_string(i), std::to_string(i)})
-      if (auto it = given.find(name); it != given.end()) {
-        file = it->second;
-        usedNames.insert(name);
-      }
-    if (file.empty() && !io.file.empty()) {
-      llvm::SmallString<256> resolved(io.file);
-      if (!llvm::sys::path::is_absolute(resolved) && !programDir.empty())
-        resolved = (programDir + "/" + io.file).str();
-      file = std::string(resolved);
-    }
     rt::Tensor global =
-        file.empty() ? rt::makeSeededTensor(info.type, io.globalShape, seed, i)
-                     : rt::readNpy(file);
-    if (global.getDType() != info.type || global.getShape() != io.globalShape)
-      throw rt::Error("input '" + io.name + "' (argument " + std::to_string(i) +
-                      "): expected " +
-                      std::string(rt::stringifyDType(info.type)) + "[" +
-                      rt::stringifyShape(io.globalShape) + "], got " +
-                      global.getTypeString() + " from '" + file + "'");
-    setup.inputs.push_back(
-        rt::cutShard(global, p.mesh, io.layout, pos, info.shape));
+        loadGlobalInput(p, i, given, argNames, usedNames, programDir);
+    setup.inputs.push_back(rt::cutShard(global, p.mesh, p.inputs[i].layout, pos,
+                                        p.values[p.inputs[i].value].shape));
   }
   for (const auto &entry : given)
     if (!usedNames.count(entry.first)) {
@@ -283,11 +443,178 @@ void prepare(Setup &setup, mlir::MLIRContext &context) {
                       "' names no argument (arguments: " + names + ")");
     }
 }
+
+/// The global value of result `io` from every rank's local tensor (in
+/// backend memory): rank 0 gets it, the others a null tensor. Collective.
+rt::Tensor gatherGlobal(Setup &setup, rt::Backend &backend,
+                        const rt::ProgramIO &io, const rt::Tensor &onDevice) {
+  const rt::Program &p = setup.program;
+  rt::Tensor local = backend.download(onDevice);
+  std::vector<std::vector<uint8_t>> all =
+      setup.comm->gatherToRoot(local.getRawData(), local.getBytes());
+  if (job.rank != 0)
+    return rt::Tensor();
+  std::vector<rt::Tensor> locals(all.size());
+  for (size_t r = 0; r < all.size(); ++r) {
+    std::optional<int64_t> pos = p.mesh.getPositionOfDevice(r);
+    rt::Tensor t(local.getDType(), local.getShape());
+    if (static_cast<int64_t>(all[r].size()) != t.getBytes())
+      throw rt::Error("rank " + std::to_string(r) +
+                      " returned a result of another size");
+    std::memcpy(t.getRawData(), all[r].data(), all[r].size());
+    locals[*pos] = t;
+  }
+  return rt::assembleGlobal(locals, p.mesh, io.layout, io.globalShape);
+}
+
+/// A loss as a JSON number at full precision. JSON has no NaN or infinity;
+/// Python's json module (what reads these lists) accepts these spellings.
+std::string jsonNumber(double v, rt::DType type) {
+  if (std::isnan(v))
+    return "NaN";
+  if (std::isinf(v))
+    return v > 0 ? "Infinity" : "-Infinity";
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), type == rt::DType::F64 ? "%.17g" : "%.9g", v);
+  return buf;
+}
+
+/// Runs the program --steps times (each --repeat times); after every step
+/// each tied result's local shard becomes its argument's input. Rank 0
+/// prints a line per step and streams the losses to --losses-out. Returns
+/// the last step's outputs.
+std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
+                                 rt::Executor &executor,
+                                 std::vector<rt::Tensor> inputs,
+                                 Watchdog &watchdog) {
+  const rt::Program &p = setup.program;
+  bool report = isTrainingRun(p), withLoss = report && hasScalarLoss(p);
+  llvm::raw_fd_ostream *losses = setup.lossesFile.get();
+  if (losses)
+    *losses << "[";
+  std::vector<rt::Tensor> outputs;
+  double total = 0;
+  int runs = std::max(1, repeat.getValue());
+  for (int step = 1; step <= steps; ++step) {
+    watchdog.rearm();
+    if (job.rank == debugHangRank && step == debugHangStep)
+      hang();
+    auto start = std::chrono::steady_clock::now();
+    for (int r = 0; r < runs; ++r)
+      outputs = executor.run(inputs);
+    // Gathering the loss (a few bytes) also waits for the step to finish.
+    rt::Tensor loss;
+    if (withLoss)
+      loss = gatherGlobal(setup, backend, p.outputs[0], outputs[0]);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    total += seconds;
+    if (report && job.rank == 0) {
+      llvm::outs() << "step " << step << "/" << steps;
+      if (withLoss)
+        llvm::outs() << llvm::format(" loss %.6g", loss.getAsDouble(0));
+      llvm::outs() << llvm::format(" (%.2f ms)\n", seconds * 1e3);
+      llvm::outs().flush();
+      if (losses) {
+        *losses << (step > 1 ? ", " : "")
+                << jsonNumber(loss.getAsDouble(0), loss.getDType());
+        losses->flush();
+      }
+    }
+    for (size_t k = 0; k < outputs.size(); ++k)
+      if (p.outputs[k].tiedInput >= 0)
+        inputs[p.outputs[k].tiedInput] = outputs[k];
+  }
+  if (losses) {
+    *losses << "]\n";
+    losses->close();
+    if (losses->has_error())
+      throw rt::Error("cannot write --losses-out '" + lossesOut + "'");
+    llvm::outs() << "losses -> " << lossesOut << "\n";
+  }
+  if (job.rank == 0 && runs > 1)
+    llvm::outs() << "step time: " << llvm::format("%.6f", total / runs)
+                 << " s (" << runs << " runs)\n";
+  return outputs;
+}
+
+/// Rank 0 writes DIR/output_<i>.npy (global values) and prints a line each.
+void writeOutputFiles(Setup &setup, rt::Backend &backend,
+                      const std::vector<rt::Tensor> &outputs) {
+  const rt::Program &p = setup.program;
+  if (job.rank == 0 && !llvm::sys::fs::is_directory(outputDir) &&
+      llvm::sys::fs::create_directories(outputDir))
+    throw rt::Error("cannot create output directory '" + outputDir + "'");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const rt::ProgramIO &io = p.outputs[i];
+    rt::Tensor global = gatherGlobal(setup, backend, io, outputs[i]);
+    if (job.rank != 0)
+      continue;
+    std::string file = outputDir + "/output_" + std::to_string(i) + ".npy";
+    rt::writeNpy(file, global);
+    llvm::outs() << "output " << i << " '" << io.name
+                 << "': " << global.getTypeString() << " " << summarize(global)
+                 << " -> " << file << "\n";
+  }
+}
+
+/// The file name of a saved parameter: exactly how the ONNX importer names
+/// weight files (ModelImporter::weightFileName in lib/Import), so a trained
+/// parameter lands under the name its initial value had (onnx::MatMul_246
+/// -> onnx__MatMul_246.npy). `used` resolves clashes the same way (_1, _2).
+std::string weightFileName(llvm::StringRef name, std::set<std::string> &used) {
+  std::string base;
+  for (char c : name)
+    base += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+             c == '_' || c == '-')
+                ? c
+                : '_';
+  if (base.empty() || base[0] == '.')
+    base = "w" + base;
+  std::string file = base + ".npy";
+  for (int k = 1; !used.insert(file).second; ++k)
+    file = base + "_" + std::to_string(k) + ".npy";
+  return file;
+}
+
+/// Rank 0 writes every tied result's global value into --params-out.
+void writeParams(Setup &setup, rt::Backend &backend,
+                 const std::vector<rt::Tensor> &outputs) {
+  const rt::Program &p = setup.program;
+  std::set<std::string> used;
+  int written = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const rt::ProgramIO &io = p.outputs[i];
+    if (io.tiedInput < 0)
+      continue;
+    rt::Tensor global = gatherGlobal(setup, backend, io, outputs[i]);
+    if (job.rank != 0)
+      continue;
+    llvm::SmallString<256> file(paramsOut);
+    llvm::sys::path::append(file, weightFileName(io.name, used));
+    rt::writeNpy(std::string(file), global);
+    ++written;
+  }
+  if (job.rank == 0)
+    llvm::outs() << "params: " << written << " tensor"
+                 << (written == 1 ? "" : "s") << " -> " << paramsOut << "\n";
+}
 } // namespace
 
 int main(int argc, char **argv) {
-  cl::ParseCommandLineOptions(argc, argv,
-                              "autoshard-run: run a partitioned program\n");
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "autoshard-run: run a partitioned program\n\n"
+      "  mpirun -np N autoshard-run PROGRAM.mlir [--input NAME=FILE.npy ...]\n"
+      "      [--output-dir DIR] [--steps N --losses-out FILE.json "
+      "--params-out DIR]\n"
+      "  autoshard-run --compare A.npy B.npy [--rtol R] [--atol A]\n\n"
+      "Arguments read --input files, else start at zero (dist.init = "
+      "\"zeros\"),\nelse read their dist.weight file, else are seeded. "
+      "With --steps N the\nprogram is a training step: results with "
+      "dist.tied_arg feed the next step.\n");
   if (compareMode)
     return runCompare();
   if (positional.size() != 1) {
@@ -352,54 +679,20 @@ int main(int argc, char **argv) {
                               nccl ? *nccl : *setup.comm);
         if (job.rank == debugFailRank)
           throw rt::Error("injected failure (--debug-fail-rank)");
-        if (job.rank == debugHangRank)
-          for (;;)
-            std::this_thread::sleep_for(std::chrono::seconds(1));
+        if (job.rank == debugHangRank && debugHangStep == 0)
+          hang();
         std::vector<rt::Tensor> inputs;
         for (const rt::Tensor &t : setup.inputs)
           inputs.push_back(backend->upload(t));
-        std::vector<rt::Tensor> outputs;
-        auto start = std::chrono::steady_clock::now();
-        for (int r = 0; r < std::max(1, repeat.getValue()); ++r)
-          outputs = executor.run(inputs);
-        double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-
-        const rt::Program &p = setup.program;
-        if (job.rank == 0 && !llvm::sys::fs::is_directory(outputDir) &&
-            llvm::sys::fs::create_directories(outputDir))
-          throw rt::Error("cannot create output directory '" + outputDir + "'");
-        for (size_t i = 0; i < outputs.size(); ++i) {
-          rt::Tensor local = backend->download(outputs[i]);
-          std::vector<std::vector<uint8_t>> all =
-              setup.comm->gatherToRoot(local.getRawData(), local.getBytes());
-          if (job.rank != 0)
-            continue;
-          std::vector<rt::Tensor> locals(all.size());
-          for (size_t r = 0; r < all.size(); ++r) {
-            std::optional<int64_t> pos = p.mesh.getPositionOfDevice(r);
-            rt::Tensor t(local.getDType(), local.getShape());
-            if (static_cast<int64_t>(all[r].size()) != t.getBytes())
-              throw rt::Error("rank " + std::to_string(r) +
-                              " returned a result of another size");
-            std::memcpy(t.getRawData(), all[r].data(), all[r].size());
-            locals[*pos] = t;
-          }
-          const rt::ProgramIO &io = p.outputs[i];
-          rt::Tensor global =
-              rt::assembleGlobal(locals, p.mesh, io.layout, io.globalShape);
-          std::string file =
-              outputDir + "/output_" + std::to_string(i) + ".npy";
-          rt::writeNpy(file, global);
-          llvm::outs() << "output " << i << " '" << io.name
-                       << "': " << global.getTypeString() << " "
-                       << summarize(global) << " -> " << file << "\n";
-        }
-        if (job.rank == 0 && repeat > 1)
-          llvm::outs() << "step time: "
-                       << llvm::format("%.6f", seconds / repeat) << " s ("
-                       << repeat << " runs)\n";
+        setup.inputs.clear(); // the host copies are no longer needed
+        std::vector<rt::Tensor> outputs =
+            runSteps(setup, *backend, executor, std::move(inputs), watchdog);
+        // Gathering the results is one more phase of the same job.
+        watchdog.rearm();
+        if (writeOutputs)
+          writeOutputFiles(setup, *backend, outputs);
+        if (!paramsOut.empty())
+          writeParams(setup, *backend, outputs);
         llvm::outs().flush();
       } catch (const rt::Error &e) {
         job.abort(e.what());

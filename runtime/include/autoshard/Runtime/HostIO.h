@@ -19,6 +19,14 @@ namespace autoshard::rt {
 /// Reads a .npy file; throws rt::Error naming the file on any problem
 /// (missing, not npy, Fortran order, unsupported dtype, truncated).
 Tensor readNpy(const std::string &path);
+/// What a .npy header says.
+struct NpyHeader {
+  DType type = DType::F32;
+  Shape shape;
+};
+/// Reads only the header of a .npy file (to check shapes before a job
+/// starts without loading the data); throws like readNpy.
+NpyHeader readNpyHeader(const std::string &path);
 /// Writes a host tensor as .npy (little endian, C order).
 void writeNpy(const std::string &path, const Tensor &tensor);
 

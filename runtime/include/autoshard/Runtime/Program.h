@@ -216,6 +216,14 @@ struct ProgramIO {
   std::string file;    // dist.weight: a .npy with the global value
   Shape globalShape;   // dist.global_type, else the local shape
   TensorLayout layout; // dist.layout, else replicated
+  /// Results only (dist.tied_arg): the input this output replaces when the
+  /// program runs again (a training step's updated parameter or optimizer
+  /// state); -1 if none. The loader guarantees equal local type and layout,
+  /// so the local shard is fed back as is.
+  int tiedInput = -1;
+  /// Arguments only (dist.init = "zeros"): starts at zero rather than from
+  /// the seeded initialiser (optimizer state).
+  bool zeroInit = false;
 };
 
 struct Program {
