@@ -8,6 +8,10 @@ import sys
 KEY_OPS = ("matmul", "gather", "softmax", "reduce", "embedding")
 
 
+# Key ops listed at most (a training step has each twice and more).
+MAX_SHOWN = 16
+
+
 def human_bytes(n):
     n = float(n)
     for unit in ("B", "KiB", "MiB", "GiB"):
@@ -44,16 +48,26 @@ def main():
             loc = file.rsplit("/", 1)[-1] + ":" + rest.lstrip(":").split(":")[0]
         ins = " x ".join(s.get("operands", []))
         outs = ", ".join(s.get("results", []))
-        print(f"  {name:<20} {loc:<16} {ins} -> {outs}")
         shown += 1
+        if shown <= MAX_SHOWN:
+            print(f"  {name:<20} {loc:<16} {ins} -> {outs}")
     if not shown:
         print("  (none)")
+    elif shown > MAX_SHOWN:
+        print(f"  ... and {shown - MAX_SHOWN} more (all in the report's 'strategies')")
     print(f"reshards: {report.get('reshards', 0)}")
     colls = report.get("collectives", {})
     print("collectives: " + (", ".join(f"{k} x{v}" for k, v in sorted(colls.items())) or "none"))
     print(f"predicted comm per device: {human_bytes(report.get('comm_bytes_per_device', 0))}, "
           f"{report.get('comm_time_us', 0):.1f} us")
     print(f"predicted memory per device: {human_bytes(report.get('memory_bytes_per_device', 0))}")
+    parts = [("parameters", "parameter_bytes_per_device"),
+             ("gradients", "gradient_bytes_per_device"),
+             ("optimizer state", "optimizer_state_bytes_per_device"),
+             ("activations", "activation_bytes_per_device")]
+    if any(report.get(key, 0) for _, key in parts):
+        print("  of which " + ", ".join(f"{label} {human_bytes(report.get(key, 0))}"
+                                        for label, key in parts))
 
 
 if __name__ == "__main__":
