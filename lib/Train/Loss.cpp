@@ -78,12 +78,12 @@ Value meanOf(OpBuilder &b, Location loc, ValueRange ins,
 }
 
 LossValues crossEntropy(OpBuilder &b, Location loc, Value logits,
-                        Value labels) {
+                        Value labels, int64_t batches) {
   auto type = cast<RankedTensorType>(logits.getType());
   Type elem = type.getElementType();
   unsigned rank = type.getRank();
   auto rowType = RankedTensorType::get(type.getShape().drop_back(), elem);
-  int64_t positions = rowType.getNumElements();
+  int64_t positions = rowType.getNumElements() * batches;
   LossMaps m(b, rank);
   SmallVector<utils::IteratorType> rowIters = parallel(rank);
   rowIters.back() = red();
@@ -141,11 +141,11 @@ LossValues crossEntropy(OpBuilder &b, Location loc, Value logits,
 }
 
 LossValues meanSquaredError(OpBuilder &b, Location loc, Value output,
-                            Value target) {
+                            Value target, int64_t batches) {
   auto type = cast<RankedTensorType>(output.getType());
   Type elem = type.getElementType();
   unsigned rank = type.getRank();
-  int64_t count = type.getNumElements();
+  int64_t count = type.getNumElements() * batches;
   AffineMap id = b.getMultiDimIdentityMap(rank);
   Value loss = meanOf(b, loc, {output, target}, {id, id}, elem, count,
                       [](OpBuilder &bb, Location l, ValueRange a) -> Value {
@@ -164,10 +164,10 @@ LossValues meanSquaredError(OpBuilder &b, Location loc, Value output,
 } // namespace
 
 LossValues buildLoss(OpBuilder &b, Location loc, StringRef loss, Value output,
-                     Value labels) {
+                     Value labels, int64_t batches) {
   if (loss == "mse")
-    return meanSquaredError(b, loc, output, labels);
-  return crossEntropy(b, loc, output, labels);
+    return meanSquaredError(b, loc, output, labels, batches);
+  return crossEntropy(b, loc, output, labels, batches);
 }
 
 } // namespace autoshard::train

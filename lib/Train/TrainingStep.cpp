@@ -20,6 +20,7 @@
 
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 #include "autoshard/Train/Loss.h"
+#include "autoshard/Train/MicroBatches.h"
 #include "autoshard/Train/Optimizer.h"
 #include "autoshard/Train/VjpOpInterface.h"
 #include "autoshard/Train/VjpUtils.h"
@@ -79,12 +80,27 @@ private:
   train::OptimizerConfig config() const {
     return {optimizer, lr, momentum, beta1, beta2, eps, weightDecay};
   }
+  /// The step's type of a forward input: the forward takes one
+  /// micro-batch, the step all of them (dim 0 times micro-batches).
+  Type wholeBatch(Type t) const {
+    auto tt = dyn_cast<RankedTensorType>(t);
+    if (!tt || tt.getRank() == 0 || microBatches <= 1)
+      return t;
+    SmallVector<int64_t> shape(tt.getShape());
+    shape[0] *= microBatches;
+    return tt.clone(shape);
+  }
   FailureOr<func::FuncOp> buildSignature(func::FuncOp main, StepLayout &l,
                                          RankedTensorType labels);
   LogicalResult annotateBatch(func::FuncOp step, const StepLayout &l,
                               IRMapping &mapping);
   LogicalResult buildBody(func::FuncOp main, func::FuncOp step,
                           const StepLayout &l);
+  FailureOr<int64_t> dataDevices(func::FuncOp step, const StepLayout &l);
+  LogicalResult stepOnBatch(OpBuilder &b, PhaseTagger &tag, func::FuncOp main,
+                            IRMapping &mapping, ArrayRef<Value> params,
+                            Value labelsArg, DenseMap<Value, Value> &grads,
+                            Value &lossValue);
   LogicalResult backward(OpBuilder &b, PhaseTagger &tag,
                          ArrayRef<Value> params, Value output, Value labels,
                          DenseMap<Value, Value> &grads, Value &lossValue);
@@ -151,12 +167,12 @@ DistTrainingStepPass::buildSignature(func::FuncOp main, StepLayout &l,
     resultAttrs.push_back(tied(name, l.stateBegin() + k));
   }
   for (unsigned i : l.inputs) {
-    args.push_back(main.getArgumentTypes()[i]);
+    args.push_back(wholeBatch(main.getArgumentTypes()[i]));
     NamedAttrList attrs(main.getArgAttrDict(i));
     attrs.set("dist.name", StringAttr::get(ctx, argName(main, i)));
     argAttrs.push_back(attrs.getDictionary(ctx));
   }
-  args.push_back(labelType);
+  args.push_back(wholeBatch(labelType));
   argAttrs.push_back(named("labels"));
 
   OpBuilder b(main);
@@ -239,7 +255,7 @@ LogicalResult DistTrainingStepPass::backward(OpBuilder &b, PhaseTagger &tag,
 
   tag.phase = b.getStringAttr("loss");
   train::LossValues lv = train::buildLoss(b, output.getLoc(), loss, output,
-                                          labels);
+                                          labels, microBatches);
   lossValue = lv.loss;
   grads[output] = lv.grad;
 
@@ -285,23 +301,39 @@ LogicalResult DistTrainingStepPass::buildBody(func::FuncOp main,
   mapping.map(step.getArgument(l.labelsArg()), step.getArgument(l.labelsArg()));
   if (!dataAxis.empty() && failed(annotateBatch(step, l, mapping)))
     return failure();
+  FailureOr<int64_t> devices = dataDevices(step, l);
+  if (failed(devices))
+    return failure();
 
   PhaseTagger tag;
   tag.top = &body;
   OpBuilder b = OpBuilder::atBlockEnd(&body, &tag);
-  Block &fwd = main.getBody().front();
-  for (Operation &op : fwd.without_terminator())
-    b.clone(op, mapping);
-  Value output = mapping.lookup(fwd.getTerminator()->getOperand(0));
-  Value labels = mapping.lookup(step.getArgument(l.labelsArg()));
-
   SmallVector<Value> params;
   for (unsigned k = 0; k < l.numParams(); ++k)
     params.push_back(step.getArgument(k));
+  // Forward and backward once per micro-batch; the losses and gradients of
+  // the micro-batches add up to the whole batch's (Loss.h).
   DenseMap<Value, Value> grads;
   Value lossValue;
-  if (failed(backward(b, tag, params, output, labels, grads, lossValue)))
-    return failure();
+  for (int64_t k = 0; k < microBatches; ++k) {
+    IRMapping m = mapping;
+    if (microBatches > 1)
+      for (unsigned a = l.inputBegin(); a <= l.labelsArg(); ++a) {
+        Value whole = step.getArgument(a);
+        SmallVector<Value> readers = {whole};
+        for (auto [from, to] : mapping.getValueMap())
+          if (to == mapping.lookupOrDefault(whole))
+            readers.push_back(from);
+        Value part = train::microBatch(b, step.getLoc(),
+                                       mapping.lookupOrDefault(whole), k,
+                                       microBatches, *devices);
+        for (Value from : readers)
+          m.map(from, part);
+      }
+    if (failed(stepOnBatch(b, tag, main, m, params, step.getArgument(l.labelsArg()),
+                           grads, lossValue)))
+      return failure();
+  }
 
   tag.phase = b.getStringAttr("optimizer");
   SmallVector<Value> paramGrads, state, newParams, newState;
@@ -319,6 +351,55 @@ LogicalResult DistTrainingStepPass::buildBody(func::FuncOp main,
   llvm::append_range(results, newParams);
   llvm::append_range(results, newState);
   func::ReturnOp::create(b, step.getLoc(), results);
+  return success();
+}
+
+FailureOr<int64_t> DistTrainingStepPass::dataDevices(func::FuncOp step,
+                                                     const StepLayout &l) {
+  int64_t devices = 1;
+  if (!dataAxis.empty()) {
+    auto mesh = step->getParentOfType<ModuleOp>()->getAttrOfType<dist::MeshAttr>(
+        dist::DistDialect::kMeshAttrName);
+    devices = mesh.getAxisSizes()[*mesh.toDeviceMesh().getAxisIndex(
+        dataAxis.getValue())];
+  }
+  if (microBatches < 1)
+    return step.emitError("dist-training-step: micro-batches must be at "
+                          "least 1, got ")
+           << microBatches;
+  std::string why;
+  for (unsigned a = l.inputBegin(); microBatches > 1 && a <= l.labelsArg(); ++a)
+    if (!train::canCutMicroBatches(step.getArgumentTypes()[a], microBatches,
+                                   devices, why))
+      return step.emitError("dist-training-step: '")
+             << argName(step, a) << "' " << why;
+  return devices;
+}
+
+LogicalResult DistTrainingStepPass::stepOnBatch(
+    OpBuilder &b, PhaseTagger &tag, func::FuncOp main, IRMapping &mapping,
+    ArrayRef<Value> params, Value labelsArg, DenseMap<Value, Value> &grads,
+    Value &lossValue) {
+  Block &fwd = main.getBody().front();
+  for (Operation &op : fwd.without_terminator())
+    b.clone(op, mapping);
+  Value output = mapping.lookup(fwd.getTerminator()->getOperand(0));
+  Value labels = mapping.lookupOrDefault(labelsArg);
+  DenseMap<Value, Value> batchGrads;
+  Value batchLoss;
+  if (failed(backward(b, tag, params, output, labels, batchGrads, batchLoss)))
+    return failure();
+  // Accumulate into the step's gradients and loss.
+  tag.phase = b.getStringAttr("backward");
+  for (Value p : params)
+    if (Value g = batchGrads.lookup(p)) {
+      Value &sum = grads[p];
+      sum = sum ? vjp::add(b, p.getLoc(), sum, g) : g;
+    }
+  tag.phase = b.getStringAttr("loss");
+  lossValue = lossValue ? vjp::add(b, batchLoss.getLoc(), lossValue, batchLoss)
+                        : batchLoss;
+  tag.phase = {};
   return success();
 }
 

@@ -27,9 +27,12 @@ labelType(llvm::StringRef loss, mlir::Value output, std::string &why);
 ///                  mean over all positions (F.cross_entropy on the
 ///                  flattened tensors);
 ///   mse:           mean((output - labels)^2).
+/// `batches` > 1: the output is one of that many equal micro-batches, and
+/// the mean is taken over the whole batch's positions (elements for mse),
+/// so the micro-batches' losses and gradients add up to the whole batch's.
 LossValues buildLoss(mlir::OpBuilder &b, mlir::Location loc,
                      llvm::StringRef loss, mlir::Value output,
-                     mlir::Value labels);
+                     mlir::Value labels, int64_t batches = 1);
 
 } // namespace autoshard::train
 

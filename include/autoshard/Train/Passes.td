@@ -58,6 +58,24 @@ def DistTrainingStep : Pass<"dist-training-step", "::mlir::ModuleOp"> {
            "parallel); empty: leave inputs as annotated">,
     Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
            "The forward function">,
+    Option<"microBatches", "micro-batches", "int64_t", /*default=*/"1",
+           "Gradient accumulation: the forward takes one micro-batch (its "
+           "declared batch b), the step's inputs and labels hold this many "
+           "(dim 0 of K*b rows); forward and backward run on each, "
+           "gradients accumulate, one update: the numbers of one step on "
+           "the K*b batch">,
+    Option<"optimizerShard", "optimizer-shard", "bool", /*default=*/"false",
+           "Split the optimizer state and update of parameters at or above "
+           "the threshold over the data axis (MindSpore's optimizer "
+           "parallel, ZeRO): gradients are reduce-scattered, updated "
+           "parameters all-gathered">,
+    Option<"optimizerShardThreshold", "optimizer-shard-threshold", "int64_t",
+           /*default=*/"65536",
+           "Bytes from which a parameter's optimizer state is split">,
+    Option<"recompute", "recompute", "std::string", /*default=*/"\"none\"",
+           "Forward ops the backward recomputes instead of keeping their "
+           "results: 'none', 'all', or 'ops=GLOB,...' (op names or "
+           "dist.name / location globs); ops marked dist.recompute too">,
   ];
 }
 
