@@ -22,6 +22,8 @@
 #include "autoshard/Train/Loss.h"
 #include "autoshard/Train/MicroBatches.h"
 #include "autoshard/Train/Optimizer.h"
+#include "autoshard/Train/OptimizerShard.h"
+#include "autoshard/Train/Recompute.h"
 #include "autoshard/Train/VjpOpInterface.h"
 #include "autoshard/Train/VjpUtils.h"
 
@@ -97,6 +99,14 @@ private:
   LogicalResult buildBody(func::FuncOp main, func::FuncOp step,
                           const StepLayout &l);
   FailureOr<int64_t> dataDevices(func::FuncOp step, const StepLayout &l);
+  /// optimizer-shard=true, or the module's dist.optimizer_shard (from a
+  /// strategy file): the data axis is needed.
+  LogicalResult shardOptimizerState(func::FuncOp step) {
+    if (dataAxis.empty())
+      return step.emitError("dist-training-step: optimizer-shard needs a "
+                            "data-axis");
+    return train::shardOptimizer(step, dataAxis, optimizerShardThreshold);
+  }
   LogicalResult stepOnBatch(OpBuilder &b, PhaseTagger &tag, func::FuncOp main,
                             IRMapping &mapping, ArrayRef<Value> params,
                             Value labelsArg, DenseMap<Value, Value> &grads,
@@ -438,6 +448,12 @@ void DistTrainingStepPass::runOnOperation() {
   if (failed(step))
     return signalPassFailure();
   if (failed(buildBody(main, *step, l))) {
+    step->erase();
+    return signalPassFailure();
+  }
+  // Transformations of the built step (each in its own file).
+  if (failed(train::applyRecompute(*step, recompute)) ||
+      (optimizerShard && failed(shardOptimizerState(*step)))) {
     step->erase();
     return signalPassFailure();
   }

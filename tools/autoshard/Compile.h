@@ -18,6 +18,8 @@ struct CompileOptions {
   std::string solver = "dp";
   std::string cluster;
   bool enableAllToAll = false;
+  /// Training steps: bucket gradient collectives up to this size (MB).
+  double fusionThresholdMb = 64.0;
 };
 
 /// Reads INPUT (.mlir, or .onnx through the importer) and applies --mesh.

@@ -168,6 +168,10 @@ static std::string trainPipeline(const TrainOptions &o, StringRef axis) {
      << " weight-decay=" << formatDouble(o.weightDecay) << " entry=" << o.entry;
   if (!axis.empty())
     os << " data-axis=" << axis;
+  os << " micro-batches=" << o.microBatches
+     << " optimizer-shard=" << (o.optimizerShard ? "true" : "false")
+     << " optimizer-shard-threshold=" << o.optimizerShardThreshold
+     << " recompute=\"" << o.recompute << "\"";
   os << "}," << compilePipeline(o.compile);
   return pipeline;
 }

@@ -20,6 +20,10 @@ struct TrainOptions {
   std::string dataAxis; // empty: `dp` if the mesh has it, else its first
                         // axis; "none": inputs stay as annotated
   std::string entry = "main";
+  int64_t microBatches = 1;
+  bool optimizerShard = false;
+  int64_t optimizerShardThreshold = 65536;
+  std::string recompute = "none";
   int steps = 1;
   int ranks = 0; // 0: the mesh size
   std::string backend = "cpu";

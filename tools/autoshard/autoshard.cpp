@@ -150,6 +150,33 @@ static cl::opt<std::string> entry("entry",
                                            "main)"),
                                   cl::init("main"), TRAIN);
 
+static cl::opt<int64_t> microBatches(
+    "micro-batches",
+    cl::desc("Gradient accumulation: the model's forward takes one "
+             "micro-batch, each step this many (inputs and labels hold "
+             "K x the model's batch); one update per step"),
+    cl::init(1), TRAIN);
+static cl::opt<bool> optimizerShard(
+    "optimizer-shard",
+    cl::desc("Split the optimizer state and update of large parameters over "
+             "the data axis (ZeRO; MindSpore optimizer parallel)"),
+    TRAIN);
+static cl::opt<int64_t> optimizerShardThreshold(
+    "optimizer-shard-threshold",
+    cl::desc("Bytes from which a parameter's optimizer state is split "
+             "(default 65536)"),
+    cl::init(65536), TRAIN);
+static cl::opt<std::string>
+    recompute("recompute",
+              cl::desc("Forward ops the backward recomputes: none | all | "
+                       "ops=GLOB,..."),
+              cl::init("none"), TRAIN);
+static cl::opt<double> fusionThresholdMb(
+    "fusion-threshold-mb",
+    cl::desc("Bucket gradient collectives up to this many MB (0: no "
+             "fusion; default 64)"),
+    cl::init(64.0), TRAIN);
+
 static CompileOptions getCompileOptions() {
   CompileOptions o;
   o.input = input;
@@ -185,6 +212,11 @@ static TrainOptions getTrainOptions(const char *argv0) {
   t.lossesOut = lossesOut;
   t.paramsOut = paramsOut;
   t.workDir = workDir;
+  t.microBatches = microBatches;
+  t.optimizerShard = optimizerShard;
+  t.optimizerShardThreshold = optimizerShardThreshold;
+  t.recompute = recompute;
+  t.compile.fusionThresholdMb = fusionThresholdMb;
   t.argv0 = argv0;
   return t;
 }

@@ -29,6 +29,7 @@ using namespace autoshard;
 namespace {
 
 /// Succeeds on the embedding form; else a located error saying what is not.
+/// (With gather_dims([0]) the verifier already makes the indices [..., 1].)
 LogicalResult checkEmbedding(tensor::GatherOp gather) {
   if (gather.getGatherDims() != ArrayRef<int64_t>{0})
     return gather.emitError("VJP of tensor.gather supports gather_dims([0]) "
@@ -36,9 +37,6 @@ LogicalResult checkEmbedding(tensor::GatherOp gather) {
   if (gather.getSourceType().getRank() < 2)
     return gather.emitError(
         "VJP of tensor.gather needs a source of rank 2 or more");
-  if (gather.getIndicesType().getShape().back() != 1)
-    return gather.emitError("VJP of tensor.gather needs indices of shape "
-                            "[..., 1]");
   return vjp::requireStaticShapes(gather);
 }
 
@@ -53,6 +51,33 @@ Value scatterAddBody(OpBuilder &b, Location loc, ValueRange args, unsigned v) {
   return arith::AddFOp::create(b, loc, picked, args[2]);
 }
 
+/// dTable of the embedding lookup `gather` given its result's gradient.
+Value scatterAdd(OpBuilder &b, Location loc, tensor::GatherOp gather,
+                 Value dOut) {
+  RankedTensorType table = gather.getSourceType(),
+                   indices = gather.getIndicesType();
+  // Positions p... (the indices without their unit dim), then v, d....
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  unsigned p = shape.size(), loops = p + table.getRank();
+  Value idx =
+      vjp::reshape(b, loc, gather.getIndices(),
+                   RankedTensorType::get(shape, indices.getElementType()));
+  llvm::append_range(shape, table.getShape().drop_front());
+  Value dy = vjp::reshape(b, loc, dOut,
+                          RankedTensorType::get(shape, table.getElementType()));
+  AffineMap id = b.getMultiDimIdentityMap(loops);
+  auto iters = vjp::parallel(loops);
+  std::fill_n(iters.begin(), p, utils::IteratorType::reduction);
+  return vjp::generic(
+      b, loc, table, {idx, dy},
+      {id.getSliceMap(0, p), id.dropResult(p), id.getSliceMap(p, loops - p)},
+      iters,
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        return scatterAddBody(bb, l, args, p);
+      },
+      vjp::zeros(b, loc, table));
+}
+
 struct GatherVjp
     : public VjpOpInterface::ExternalModel<GatherVjp, tensor::GatherOp> {
   LogicalResult buildVjp(Operation *op, OpBuilder &b,
@@ -62,32 +87,8 @@ struct GatherVjp
     if (failed(checkEmbedding(gather)))
       return failure();
     operandGrads.assign(op->getNumOperands(), Value());
-    if (!resultGrads[0] || !wantGrads[0])
-      return success();
-    Location loc = op->getLoc();
-    RankedTensorType table = gather.getSourceType(),
-                     indices = gather.getIndicesType();
-    // Positions p... (the indices without their unit dim), then v, d....
-    SmallVector<int64_t> shape(indices.getShape().drop_back());
-    unsigned p = shape.size(), loops = p + table.getRank();
-    Value idx =
-        vjp::reshape(b, loc, gather.getIndices(),
-                     RankedTensorType::get(shape, indices.getElementType()));
-    llvm::append_range(shape, table.getShape().drop_front());
-    Value dy =
-        vjp::reshape(b, loc, resultGrads[0],
-                     RankedTensorType::get(shape, table.getElementType()));
-    AffineMap id = b.getMultiDimIdentityMap(loops);
-    auto iters = vjp::parallel(loops);
-    std::fill_n(iters.begin(), p, utils::IteratorType::reduction);
-    operandGrads[0] = vjp::generic(
-        b, loc, table, {idx, dy},
-        {id.getSliceMap(0, p), id.dropResult(p), id.getSliceMap(p, loops - p)},
-        iters,
-        [&](OpBuilder &bb, Location l, ValueRange args) {
-          return scatterAddBody(bb, l, args, p);
-        },
-        vjp::zeros(b, loc, table));
+    if (resultGrads[0] && wantGrads[0])
+      operandGrads[0] = scatterAdd(b, op->getLoc(), gather, resultGrads[0]);
     return success();
   }
 };

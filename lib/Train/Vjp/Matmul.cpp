@@ -31,33 +31,38 @@ Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs, Type type) {
       .getResult(0);
 }
 
+/// Fails with a located error unless `mm` has the default maps and no cast.
+LogicalResult checkPlain(linalg::MatmulOp mm) {
+  if (mm.hasUserDefinedMaps())
+    return mm.emitError("VJP of linalg.matmul with non-default "
+                        "indexing_maps is not supported");
+  Type elt = getElementTypeOrSelf(mm.getResultTypes()[0]);
+  if (mm.getCast() != linalg::TypeFn::cast_signed ||
+      llvm::any_of(mm->getOperandTypes(),
+                   [&](Type t) { return getElementTypeOrSelf(t) != elt; }))
+    return mm.emitError("VJP of linalg.matmul with a cast is not supported");
+  return success();
+}
+
 struct MatmulVjp
     : public VjpOpInterface::ExternalModel<MatmulVjp, linalg::MatmulOp> {
   LogicalResult buildVjp(Operation *op, OpBuilder &b,
                          ArrayRef<Value> resultGrads, ArrayRef<bool> wantGrads,
                          SmallVectorImpl<Value> &operandGrads) const {
-    auto mm = cast<linalg::MatmulOp>(op);
-    if (mm.hasUserDefinedMaps())
-      return op->emitError("VJP of linalg.matmul with non-default "
-                           "indexing_maps is not supported");
-    Type elt = getElementTypeOrSelf(mm.getResultTypes()[0]);
-    if (mm.getCast() != linalg::TypeFn::cast_signed ||
-        llvm::any_of(op->getOperandTypes(),
-                     [&](Type t) { return getElementTypeOrSelf(t) != elt; }))
-      return op->emitError("VJP of linalg.matmul with a cast is not supported");
-    if (failed(vjp::requireStaticShapes(op)))
+    if (failed(checkPlain(cast<linalg::MatmulOp>(op))) ||
+        failed(vjp::requireStaticShapes(op)))
       return failure();
     operandGrads.assign(op->getNumOperands(), Value());
-    Value dC = resultGrads[0], a = op->getOperand(0), bt = op->getOperand(1);
+    Value dC = resultGrads[0], lhs = op->getOperand(0), rhs = op->getOperand(1);
     Location loc = op->getLoc();
     if (!dC)
       return success();
     if (wantGrads[0])
-      operandGrads[0] =
-          matmul(b, loc, dC, vjp::transpose(b, loc, bt, {1, 0}), a.getType());
+      operandGrads[0] = matmul(b, loc, dC, vjp::transpose(b, loc, rhs, {1, 0}),
+                               lhs.getType());
     if (wantGrads[1])
-      operandGrads[1] =
-          matmul(b, loc, vjp::transpose(b, loc, a, {1, 0}), dC, bt.getType());
+      operandGrads[1] = matmul(b, loc, vjp::transpose(b, loc, lhs, {1, 0}), dC,
+                               rhs.getType());
     if (wantGrads[2])
       operandGrads[2] = dC;
     return success();

@@ -33,16 +33,18 @@ Value reshapeBack(tensor::CollapseShapeOp op, OpBuilder &b, Value dOut) {
                                        op.getReassociationIndices());
 }
 
-/// tensor.reshape back, its shape a constant of the op's shape type.
+/// tensor.reshape back, its shape a constant (of the element type of the
+/// op's shape operand) holding the source's shape.
 Value reshapeBack(tensor::ReshapeOp op, OpBuilder &b, Value dOut) {
-  auto shapeType = cast<RankedTensorType>(op.getShape().getType());
+  auto source = cast<RankedTensorType>(op.getSource().getType());
+  auto shapeType = RankedTensorType::get(
+      {source.getRank()}, op.getShape().getType().getElementType());
   SmallVector<Attribute> sizes;
-  for (int64_t size : op.getSource().getType().getShape())
+  for (int64_t size : source.getShape())
     sizes.push_back(b.getIntegerAttr(shapeType.getElementType(), size));
   Value shape = arith::ConstantOp::create(
       b, op.getLoc(), DenseElementsAttr::get(shapeType, sizes));
-  return tensor::ReshapeOp::create(b, op.getLoc(), op.getSource().getType(),
-                                   dOut, shape);
+  return tensor::ReshapeOp::create(b, op.getLoc(), source, dOut, shape);
 }
 
 template <typename OpTy>

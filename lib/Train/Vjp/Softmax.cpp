@@ -23,6 +23,33 @@ using namespace autoshard;
 
 namespace {
 
+/// dx = y ⊙ (dy − Σ_d(dy ⊙ y)) for y = softmax(x) along `d`.
+Value softmaxGrad(OpBuilder &b, Location loc, Value y, Value dy, int64_t d) {
+  auto type = cast<RankedTensorType>(y.getType());
+  unsigned rank = type.getRank();
+  AffineMap id = b.getMultiDimIdentityMap(rank), rowMap = id.dropResult(d);
+  SmallVector<int64_t> rowShape(type.getShape());
+  rowShape.erase(rowShape.begin() + d);
+  auto rowType = RankedTensorType::get(rowShape, type.getElementType());
+  // s = Σ_d dy ⊙ y
+  auto iters = vjp::parallel(rank);
+  iters[d] = utils::IteratorType::reduction;
+  Value s = vjp::generic(
+      b, loc, rowType, {dy, y}, {id, id, rowMap}, iters,
+      [](OpBuilder &bb, Location l, ValueRange a) -> Value {
+        Value p = arith::MulFOp::create(bb, l, a[0], a[1]);
+        return arith::AddFOp::create(bb, l, p, a[2]);
+      },
+      vjp::zeros(b, loc, rowType));
+  // dx = y ⊙ (dy − s)
+  return vjp::generic(b, loc, type, {y, dy, s}, {id, id, rowMap, id},
+                      vjp::parallel(rank),
+                      [](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                        Value diff = arith::SubFOp::create(bb, l, a[1], a[2]);
+                        return arith::MulFOp::create(bb, l, a[0], diff);
+                      });
+}
+
 struct SoftmaxVjp
     : public VjpOpInterface::ExternalModel<SoftmaxVjp, linalg::SoftmaxOp> {
   LogicalResult buildVjp(Operation *op, OpBuilder &b,
@@ -32,34 +59,9 @@ struct SoftmaxVjp
     if (failed(vjp::requireStaticShapes(op)))
       return failure();
     operandGrads.assign(op->getNumOperands(), Value());
-    Value dy = resultGrads[0], y = softmax.getResult()[0];
-    if (!dy || !wantGrads[0])
-      return success();
-    Location loc = op->getLoc();
-    auto type = cast<RankedTensorType>(y.getType());
-    int64_t d = softmax.getDimension();
-    unsigned rank = type.getRank();
-    AffineMap id = b.getMultiDimIdentityMap(rank), rowMap = id.dropResult(d);
-    SmallVector<int64_t> rowShape(type.getShape());
-    rowShape.erase(rowShape.begin() + d);
-    auto rowType = RankedTensorType::get(rowShape, type.getElementType());
-    // s = Σ_d dy ⊙ y
-    auto iters = vjp::parallel(rank);
-    iters[d] = utils::IteratorType::reduction;
-    Value s = vjp::generic(
-        b, loc, rowType, {dy, y}, {id, id, rowMap}, iters,
-        [](OpBuilder &bb, Location l, ValueRange a) -> Value {
-          Value p = arith::MulFOp::create(bb, l, a[0], a[1]);
-          return arith::AddFOp::create(bb, l, p, a[2]);
-        },
-        vjp::zeros(b, loc, rowType));
-    // dx = y ⊙ (dy − s)
-    operandGrads[0] = vjp::generic(
-        b, loc, type, {y, dy, s}, {id, id, rowMap, id}, vjp::parallel(rank),
-        [](OpBuilder &bb, Location l, ValueRange a) -> Value {
-          Value diff = arith::SubFOp::create(bb, l, a[1], a[2]);
-          return arith::MulFOp::create(bb, l, a[0], diff);
-        });
+    if (resultGrads[0] && wantGrads[0])
+      operandGrads[0] = softmaxGrad(b, op->getLoc(), softmax.getResult()[0],
+                                    resultGrads[0], softmax.getDimension());
     return success();
   }
 };

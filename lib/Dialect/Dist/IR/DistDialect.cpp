@@ -118,6 +118,23 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "expects '" << name << "' to be a non-negative integer";
     return success();
   }
+  // A forward op the training step's backward recomputes (lib/Train,
+  // Recompute.h; strategy files' `recompute: true`).
+  if (name == "dist.recompute") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "expects '" << name << "' to be a unit "
+                               << "attribute";
+    return success();
+  }
+  // Optimizer parallel for the module's training step (strategy files'
+  // `optimizer_shard`): {threshold = BYTES : i64}.
+  if (name == "dist.optimizer_shard") {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !dict.getAs<IntegerAttr>("threshold"))
+      return op->emitOpError() << "expects '" << name
+                               << "' to be {threshold = BYTES : i64}";
+    return success();
+  }
   // Which part of a training step built an op (lib/Train).
   if (name == "dist.phase") {
     auto phase = dyn_cast<StringAttr>(attr.getValue());
