@@ -92,6 +92,8 @@ private:
   llvm::DenseMap<int64_t, int64_t> nodeStrategy;
   llvm::StringMap<int64_t> argStrategy;
   llvm::DenseMap<int64_t, int64_t> nodeStage;
+  /// Nodes a strategy entry marks `recompute: true`.
+  llvm::DenseSet<int64_t> nodeRecompute;
 };
 
 } // namespace
@@ -218,7 +220,10 @@ LogicalResult ModelImporter::resolveStrategies(const onnx::GraphProto &graph) {
                << nodeName(graph.node(n), n)
                << "', which takes a list of layouts, one per input (e.g. "
                   "splits: [[2, 1], [1, 4]]), not a single tensor layout";
-      nodeStrategy[n] = e;
+      if (entry.recompute)
+        nodeRecompute.insert(n);
+      if (!entry.inputs.empty() || !entry.outputs.empty())
+        nodeStrategy[n] = e;
     }
     bool matchedInt = false;
     for (const onnx::TensorProto &t : graph.initializer()) {
@@ -227,7 +232,9 @@ LogicalResult ModelImporter::resolveStrategies(const onnx::GraphProto &graph) {
       matchedInt = true;
     }
     for (const ArgInfo &a : args) {
-      if (!pat->match(a.name))
+      // A recompute-only entry is about nodes: tensors it names are not
+      // recomputed (they are inputs and weights).
+      if (!pat->match(a.name) || (!entry.tensor && entry.inputs.empty()))
         continue;
       ++matches;
       if (!entry.tensor && !(entry.inputs.size() == 1 && entry.outputs.empty()))
@@ -430,6 +437,13 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   if (mesh)
     (*module)->setAttr(dist::DistDialect::kMeshAttrName, mesh);
+  // Read by --dist-training-step (optimizer parallel).
+  if (spec && spec->optimizerShardThreshold)
+    (*module)->setAttr(
+        "dist.optimizer_shard",
+        builder.getDictionaryAttr(builder.getNamedAttr(
+            "threshold",
+            builder.getI64IntegerAttr(*spec->optimizerShardThreshold))));
   builder.setInsertionPointToEnd(module->getBody());
   SmallVector<Type> argTypes;
   for (const ArgInfo &a : args)
@@ -464,11 +478,13 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
       if (failed(applyNodeStrategy(node, name, spec->strategies[it->second],
                                    importer.main)))
         return nullptr;
-    if (auto it = nodeStage.find(n); it != nodeStage.end()) {
-      auto first = before ? std::next(before->getIterator()) : entry->begin();
+    auto first = before ? std::next(before->getIterator()) : entry->begin();
+    if (auto it = nodeStage.find(n); it != nodeStage.end())
       for (Operation &op : llvm::make_range(first, entry->end()))
         op.setAttr(kStageAttrName, builder.getI64IntegerAttr(it->second));
-    }
+    if (nodeRecompute.contains(n))
+      for (Operation &op : llvm::make_range(first, entry->end()))
+        op.setAttr("dist.recompute", builder.getUnitAttr());
   }
 
   SmallVector<Value> results;

@@ -115,6 +115,8 @@ private:
   void parseMesh(const YNode &node, StrategySpec &spec);
   void parseStrategies(const YNode &node, StrategySpec &spec);
   void parseStages(const YNode &node, StrategySpec &spec);
+  void parseOptimizerShard(const YNode &node, StrategySpec &spec);
+  std::optional<bool> boolean(const YNode &node, StringRef what);
 
   std::string name;
   MLIRContext *ctx;
@@ -319,10 +321,15 @@ void StrategyParser::parseStrategies(const YNode &node, StrategySpec &spec) {
         entry.priority = integer(value, "a priority");
         if (!entry.priority)
           return;
+      } else if (*key == "recompute") {
+        std::optional<bool> r = boolean(value, "true or false");
+        if (!r)
+          return;
+        entry.recompute = *r;
       } else {
         error(k) << "unknown key '" << *key
                  << "' in a strategy entry (expected match, splits, in, out, "
-                    "layout or priority)";
+                    "layout, priority or recompute)";
         return;
       }
     }
@@ -335,9 +342,11 @@ void StrategyParser::parseStrategies(const YNode &node, StrategySpec &spec) {
                      "or per-output layouts";
       return;
     }
-    if (!entry.tensor && entry.inputs.empty() && entry.outputs.empty()) {
+    if (!entry.tensor && entry.inputs.empty() && entry.outputs.empty() &&
+        !entry.recompute) {
       error(item) << "strategy entry for '" << entry.match
-                  << "' gives no layout (splits, in, out or layout)";
+                  << "' gives no layout (splits, in, out or layout) and no "
+                     "recompute";
       return;
     }
     spec.strategies.push_back(std::move(entry));
@@ -436,9 +445,11 @@ FailureOr<StrategySpec> StrategyParser::parse(StringRef text) {
       parseStrategies(v, spec);
     } else if (*key == "stages") {
       parseStages(v, spec);
+    } else if (*key == "optimizer_shard") {
+      parseOptimizerShard(v, spec);
     } else {
       error(k) << "unknown key '" << *key
-               << "' (expected mesh, strategies or stages)";
+               << "' (expected mesh, strategies, stages or optimizer_shard)";
     }
     if (failed)
       break;
@@ -451,6 +462,56 @@ FailureOr<StrategySpec> StrategyParser::parse(StringRef text) {
     return failure();
   }
   return spec;
+}
+
+std::optional<bool> StrategyParser::boolean(const YNode &node,
+                                            StringRef what) {
+  std::optional<std::string> v = scalar(node, what);
+  if (!v)
+    return std::nullopt;
+  if (*v == "true")
+    return true;
+  if (*v == "false")
+    return false;
+  error(node) << "expected " << what << ", got '" << *v << "'";
+  return std::nullopt;
+}
+
+void StrategyParser::parseOptimizerShard(const YNode &node,
+                                         StrategySpec &spec) {
+  if (node.kind != YNode::Map) {
+    error(node) << "'optimizer_shard' must be a mapping, e.g. {enabled: "
+                   "true, threshold: 65536}";
+    return;
+  }
+  bool enabled = false;
+  int64_t threshold = 65536;
+  for (const auto &[k, v] : node.entries) {
+    std::optional<std::string> key = scalar(k, "a key");
+    if (!key)
+      return;
+    if (*key == "enabled") {
+      std::optional<bool> e = boolean(v, "true or false");
+      if (!e)
+        return;
+      enabled = *e;
+    } else if (*key == "threshold") {
+      std::optional<int64_t> t = integer(v, "a size in bytes");
+      if (!t)
+        return;
+      if (*t < 0) {
+        error(v) << "threshold must be non-negative";
+        return;
+      }
+      threshold = *t;
+    } else {
+      error(k) << "unknown key '" << *key
+               << "' in optimizer_shard (expected enabled or threshold)";
+      return;
+    }
+  }
+  if (enabled)
+    spec.optimizerShardThreshold = threshold;
 }
 
 FailureOr<StrategySpec> autoshard::parseStrategy(StringRef text, StringRef name,

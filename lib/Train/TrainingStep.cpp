@@ -101,11 +101,11 @@ private:
   FailureOr<int64_t> dataDevices(func::FuncOp step, const StepLayout &l);
   /// optimizer-shard=true, or the module's dist.optimizer_shard (from a
   /// strategy file): the data axis is needed.
-  LogicalResult shardOptimizerState(func::FuncOp step) {
+  LogicalResult shardOptimizerState(func::FuncOp step, int64_t threshold) {
     if (dataAxis.empty())
       return step.emitError("dist-training-step: optimizer-shard needs a "
                             "data-axis");
-    return train::shardOptimizer(step, dataAxis, optimizerShardThreshold);
+    return train::shardOptimizer(step, dataAxis, threshold);
   }
   LogicalResult stepOnBatch(OpBuilder &b, PhaseTagger &tag, func::FuncOp main,
                             IRMapping &mapping, ArrayRef<Value> params,
@@ -451,9 +451,18 @@ void DistTrainingStepPass::runOnOperation() {
     step->erase();
     return signalPassFailure();
   }
-  // Transformations of the built step (each in its own file).
+  // Transformations of the built step (each in its own file). A strategy
+  // file's optimizer_shard (a module attribute) turns optimizer parallel on
+  // with its threshold.
+  bool shard = optimizerShard;
+  int64_t threshold = optimizerShardThreshold;
+  if (auto fromFile =
+          module->getAttrOfType<DictionaryAttr>("dist.optimizer_shard")) {
+    shard = true;
+    threshold = fromFile.getAs<IntegerAttr>("threshold").getInt();
+  }
   if (failed(train::applyRecompute(*step, recompute)) ||
-      (optimizerShard && failed(shardOptimizerState(*step)))) {
+      (shard && failed(shardOptimizerState(*step, threshold)))) {
     step->erase();
     return signalPassFailure();
   }

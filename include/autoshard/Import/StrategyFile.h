@@ -14,8 +14,11 @@
 //       priority: 1
 //     - match: "tok.weight"               # glob on an initializer/input name
 //       layout: [[mp], []]                # one layout (or splits: [4, 1])
+//     - match: "/layers.*/mlp/*"          # the backward recomputes these
+//       recompute: true                   # nodes (a training step)
 //   stages:                               # pipeline stage per group of nodes
 //     - {match: "/layers.0/*", stage: 0}
+//   optimizer_shard: {enabled: true, threshold: 65536}   # training: ZeRO
 //
 // The importer resolves the globs against the model (see OnnxImporter.h).
 //
@@ -66,6 +69,8 @@ struct StrategyEntry {
   /// `layout:` (or `splits:` written as one flat tuple): a tensor layout.
   std::optional<LayoutSpec> tensor;
   std::optional<int64_t> priority;
+  /// `recompute: true`: the matched nodes' ops get dist.recompute.
+  bool recompute = false;
 };
 
 struct StageEntry {
@@ -78,6 +83,9 @@ struct StrategySpec {
   DeviceMesh mesh;
   std::vector<StrategyEntry> strategies;
   std::vector<StageEntry> stages;
+  /// `optimizer_shard: {enabled: true, threshold: BYTES}`: the threshold
+  /// when enabled (64 KB unless given), else none.
+  std::optional<int64_t> optimizerShardThreshold;
 };
 
 /// Parses a strategy file; every problem is emitted as an error located at
