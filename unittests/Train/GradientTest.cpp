@@ -897,6 +897,19 @@ func.func @main(%table: ${TBL} {dist.param}, %ids: ${IDS}) -> ${Y} {
                  {"Y", f64Tensor({np, 2, d})},
                  {"N", std::to_string(np)}}),
           1710 + draw, options);
+    // ONNX Gather on axis 1: columns of a [D, V] table (gather_dims([1])).
+    check(subst(R"(
+func.func @main(%table: ${TBL} {dist.param}, %ids: ${IDS}) -> ${Y} {
+  %idx = tensor.expand_shape %ids [[0, 1]] output_shape [${N}, 1] : ${IDS} into ${IDX}
+  %g = tensor.gather %table[%idx] gather_dims([1]) : (${TBL}, ${IDX}) -> ${Y}
+  return %g : ${Y}
+})",
+                {{"TBL", f64Tensor({d + 1, v})},
+                 {"IDS", "tensor<" + std::to_string(np) + "xi64>"},
+                 {"IDX", "tensor<" + dims({np, 1}) + "xi64>"},
+                 {"Y", f64Tensor({np, d + 1})},
+                 {"N", std::to_string(np)}}),
+          1720 + draw, options);
   }
 }
 

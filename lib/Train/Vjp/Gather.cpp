@@ -9,7 +9,9 @@
 // (positions reduced, v and d parallel) into zeros of the table, so that
 // propagation can split it by vocabulary like the forward gather. The
 // indices' unit dim and the result's kept unit dim are reshaped away first.
-// Indices are integers: no gradient. Other gather forms are rejected.
+// A gather along another single dim g (ONNX Gather with axis g) is the same
+// with v at position g of the table's dims. Indices are integers: no
+// gradient. Gathers over several dims are rejected.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,12 +33,9 @@ namespace {
 /// Succeeds on the embedding form; else a located error saying what is not.
 /// (With gather_dims([0]) the verifier already makes the indices [..., 1].)
 LogicalResult checkEmbedding(tensor::GatherOp gather) {
-  if (gather.getGatherDims() != ArrayRef<int64_t>{0})
-    return gather.emitError("VJP of tensor.gather supports gather_dims([0]) "
-                            "only (an embedding lookup)");
-  if (gather.getSourceType().getRank() < 2)
-    return gather.emitError(
-        "VJP of tensor.gather needs a source of rank 2 or more");
+  if (gather.getGatherDims().size() != 1)
+    return gather.emitError("VJP of tensor.gather supports gathers along one "
+                            "dim only (an embedding lookup, ONNX Gather)");
   return vjp::requireStaticShapes(gather);
 }
 
@@ -56,13 +55,17 @@ Value scatterAdd(OpBuilder &b, Location loc, tensor::GatherOp gather,
                  Value dOut) {
   RankedTensorType table = gather.getSourceType(),
                    indices = gather.getIndicesType();
-  // Positions p... (the indices without their unit dim), then v, d....
+  unsigned g = gather.getGatherDims()[0];
+  // Positions p... (the indices without their unit dim), then the table's
+  // dims, v (the gathered one) at position g.
   SmallVector<int64_t> shape(indices.getShape().drop_back());
   unsigned p = shape.size(), loops = p + table.getRank();
   Value idx =
       vjp::reshape(b, loc, gather.getIndices(),
                    RankedTensorType::get(shape, indices.getElementType()));
-  llvm::append_range(shape, table.getShape().drop_front());
+  for (auto [d, size] : llvm::enumerate(table.getShape()))
+    if (d != g)
+      shape.push_back(size);
   Value dy = vjp::reshape(b, loc, dOut,
                           RankedTensorType::get(shape, table.getElementType()));
   AffineMap id = b.getMultiDimIdentityMap(loops);
@@ -70,10 +73,11 @@ Value scatterAdd(OpBuilder &b, Location loc, tensor::GatherOp gather,
   std::fill_n(iters.begin(), p, utils::IteratorType::reduction);
   return vjp::generic(
       b, loc, table, {idx, dy},
-      {id.getSliceMap(0, p), id.dropResult(p), id.getSliceMap(p, loops - p)},
+      {id.getSliceMap(0, p), id.dropResult(p + g),
+       id.getSliceMap(p, loops - p)},
       iters,
       [&](OpBuilder &bb, Location l, ValueRange args) {
-        return scatterAddBody(bb, l, args, p);
+        return scatterAddBody(bb, l, args, p + g);
       },
       vjp::zeros(b, loc, table));
 }
