@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - The named autoshard compile pipeline ----------------===//
 //
-// autoshard-pipeline = dist-propagate + dist-partition + canonicalize + cse.
+// autoshard-pipeline = dist-propagate + dist-partition + dist-fuse-gradients +
+// canonicalize + cse.
 // The propagation pass is added by name through the pass registry, so this
 // library does not link the propagation library; its options are forwarded
 // textually.
@@ -37,6 +38,15 @@ struct AutoshardPipelineOptions
       llvm::cl::desc("Report of the emitted collectives ('-' = stdout)")};
   Option<std::string> cluster{*this, "cluster",
                               llvm::cl::desc("ClusterSpec JSON file")};
+  Option<double> fusionThresholdMb{
+      *this, "fusion-threshold-mb",
+      llvm::cl::desc("Training steps: bucket the gradient collectives up to "
+                     "this many MB (0: no fusion)"),
+      llvm::cl::init(64.0)};
+  Option<std::string> fusionReport{
+      *this, "fusion-report",
+      llvm::cl::desc("Report of the gradient fusion ('-' = one line on "
+                     "stdout)")};
 };
 
 /// Quotes a pass option value for the textual pipeline syntax.
@@ -46,8 +56,9 @@ std::string quoted(StringRef v) { return "\"" + v.str() + "\""; }
 void autoshard::registerAutoshardPipeline() {
   PassPipelineRegistration<AutoshardPipelineOptions>(
       "autoshard-pipeline",
-      "Propagate layouts, partition to SPMD, clean up (dist-propagate, "
-      "dist-partition, canonicalize, cse)",
+      "Propagate layouts, partition to SPMD, fuse gradient collectives, "
+      "clean up (dist-propagate, dist-partition, dist-fuse-gradients, "
+      "canonicalize, cse)",
       [](OpPassManager &pm, const AutoshardPipelineOptions &opts) {
         std::string propagate = "dist-propagate{";
         llvm::raw_string_ostream os(propagate);
@@ -75,6 +86,12 @@ void autoshard::registerAutoshardPipeline() {
         partition.clusterFile = opts.cluster;
         partition.reportFile = opts.partitionReport;
         pm.addPass(createDistPartition(partition));
+        // Training steps: bucket the gradient collectives (a program
+        // without a backward is left as it is).
+        DistFuseGradientsOptions fusion;
+        fusion.thresholdMb = opts.fusionThresholdMb;
+        fusion.reportFile = opts.fusionReport;
+        pm.addPass(createDistFuseGradients(fusion));
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
       });

@@ -15,6 +15,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
@@ -104,6 +105,9 @@ std::string driver::compilePipeline(const CompileOptions &options) {
     os << " report=" << options.report;
   if (!options.cluster.empty())
     os << " cluster=" << options.cluster;
+  // Gradient fusion (training steps only; a forward has no gradients).
+  os << " fusion-threshold-mb="
+     << llvm::format("%.17g", options.fusionThresholdMb);
   os << "}";
   return pipeline;
 }

@@ -1,7 +1,9 @@
 //===- Passes.h - partition passes ------------------------------*- C++ -*-===//
 //
-// --dist-partition (global annotated program -> per-device SPMD program) and
-// the named pipeline `autoshard-pipeline` (propagate + partition + cleanup).
+// --dist-partition (global annotated program -> per-device SPMD program),
+// --dist-fuse-gradients (gradient collectives of a training step bucketed)
+// and the named pipeline `autoshard-pipeline` (propagate + partition +
+// fusion + cleanup).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AUTOSHARD_PARTITION_PASSES_H
@@ -28,8 +30,9 @@ inline constexpr llvm::StringLiteral kGlobalTypeAttrName = "dist.global_type";
 #include "autoshard/Partition/Passes.h.inc"
 
 /// Registers `autoshard-pipeline`: dist-propagate, dist-partition,
-/// canonicalize, cse. Options (mesh, solver, enable-alltoall, report,
-/// cluster) are forwarded to the passes that understand them.
+/// dist-fuse-gradients, canonicalize, cse. Options (mesh, solver,
+/// enable-alltoall, report, cluster, partition-report, fusion-threshold-mb,
+/// fusion-report) are forwarded to the passes that understand them.
 void registerAutoshardPipeline();
 
 /// registerPartitionPasses() + registerAutoshardPipeline().

@@ -38,4 +38,37 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistFuseGradients : Pass<"dist-fuse-gradients", "::mlir::ModuleOp"> {
+  let summary = "Bucket the gradient collectives of a partitioned training "
+                "step into fewer, larger collectives";
+  let description = [{
+    Runs on the output of `--dist-partition`. The gradient collectives are
+    the `shard.all_reduce` and `shard.reduce_scatter` ops whose operand the
+    backward built (its producer carries `dist.phase = "backward"`, looking
+    through the reshapes, slices and collectives partitioning rebuilt
+    without it). In backward order (the order their operands are produced),
+    they are grouped by (kind, grid, grid_axes, reduction, element type)
+    into buckets of at most `threshold-mb` MB of local data; a bucket of
+    two or more becomes one collective on the 1-D concatenation of its
+    flattened operands, placed right after the last of them is produced,
+    whose slices, reshaped back, replace the original results. A collective
+    joins a bucket only if none of the bucket's results is used before the
+    bucket's fused collective. `threshold-mb=0` changes nothing. Without a
+    training step (no backward op) the pass does nothing. See
+    docs/design.md "Partitioning".
+  }];
+  let options = [
+    Option<"thresholdMb", "threshold-mb", "double", "64.0",
+           "Bucket size in MB (2^20 bytes) of local gradient data; 0 "
+           "disables fusion">,
+    Option<"reportFile", "report", "std::string", "\"\"",
+           "Write a JSON report of the fusion (FILE), or print one line "
+           "('-')">,
+  ];
+  let dependentDialects = [
+    "::mlir::shard::ShardDialect", "::mlir::tensor::TensorDialect",
+    "::autoshard::dist::DistDialect"
+  ];
+}
+
 #endif // AUTOSHARD_PARTITION_PASSES_TD
