@@ -1,11 +1,213 @@
 //===- OptimizerShard.cpp - Optimizer state split over the data axis ------===//
+//
+// Optimizer parallel (MindSpore) / ZeRO-1: every parameter of `threshold`
+// bytes or more keeps its optimizer state and computes its update split over
+// the data axis. Nothing is rewritten by hand: the pass pins layouts with
+// `dist.annotate` and propagation derives the collectives.
+//
+//   state argument     annotated P + data axis on one dim (the shard each
+//                      rank keeps between steps)
+//   updated state      the same (tied to that argument: no reshard)
+//   updated parameter  the same: each rank updates its slice
+//   parameter argument untouched: P, not split over the data axis (where
+//                      nothing annotates it, propagation's choice)
+//
+// where P is the parameter's own layout (its forward `dist.annotate`, else
+// replicated). The gradient of a batch-split step is a partial sum over the
+// data axis; the update now reads it split, so its all-reduce becomes a
+// reduce-scatter, and the updated parameter, tied to an argument replicated
+// over the data axis, is all-gathered (TiedResults). Shared state (Adam's
+// step count), scalar parameters and parameters already split over the data
+// axis are left alone.
+//
+// The data axis goes on the major-most dim that divides by it times that
+// dim's existing split, as the minor-most axis of that dim (so the
+// reduce-scatter and the all-gather are single steps). A parameter with no
+// such dim would need an uneven split, which the runtime cannot run (its
+// uneven gathers have dynamic local shapes, rejected by the loader): a
+// located error names it rather than leaving it silently replicated.
+//
+//===----------------------------------------------------------------------===//
 
 #include "autoshard/Train/OptimizerShard.h"
 
-using namespace mlir;
+#include "autoshard/Dialect/Dist/IR/DistDialect.h"
+#include "autoshard/Dialect/Dist/IR/DistOps.h"
+#include "autoshard/Train/Optimizer.h"
 
-LogicalResult autoshard::train::shardOptimizer(func::FuncOp step, StringRef,
-                                               int64_t) {
-  return step.emitError("dist-training-step: optimizer-shard is not "
-                        "implemented yet");
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace autoshard;
+
+namespace {
+
+StringRef nameOf(func::FuncOp f, unsigned i) {
+  if (auto n = f.getArgAttrOfType<StringAttr>(i, "dist.name"))
+    return n.getValue();
+  return "";
+}
+
+bool isParam(func::FuncOp f, unsigned i) {
+  return f.getArgAttr(i, "dist.weight") || f.getArgAttr(i, "dist.param");
+}
+
+/// The suffixes of per-parameter optimizer state (".exp_avg", ...), as
+/// Optimizer.cpp names them, for every optimizer.
+SmallVector<std::string> stateSuffixes(Type paramType) {
+  SmallVector<std::string> suffixes;
+  for (const char *kind : {"sgd", "momentum", "adam", "adamw"}) {
+    train::OptimizerConfig c;
+    c.kind = kind;
+    for (const train::StateSlot &slot : train::optimizerState(c, {paramType}))
+      if (slot.param >= 0 && !llvm::is_contained(suffixes, slot.suffix))
+        suffixes.push_back(slot.suffix);
+  }
+  return suffixes;
+}
+
+int64_t bytesOf(RankedTensorType type) {
+  int64_t bits = type.getElementTypeBitWidth();
+  return type.getNumElements() * ((bits + 7) / 8);
+}
+
+/// The layout the forward pins parameter `arg` to (the highest-priority
+/// `dist.annotate` of it), without partial axes; replicated when none.
+TensorLayout paramLayout(BlockArgument arg) {
+  auto type = cast<RankedTensorType>(arg.getType());
+  dist::AnnotateOp best;
+  for (Operation *user : arg.getUsers())
+    if (auto a = dyn_cast<dist::AnnotateOp>(user))
+      if (!best || a.getPriority() > best.getPriority())
+        best = a;
+  if (!best)
+    return TensorLayout::replicated(type.getRank());
+  TensorLayout l = best.getLayout().toTensorLayout();
+  l.partialAxes.clear();
+  return l;
+}
+
+/// `param` plus the data axis `axis` as the minor-most axis of the
+/// major-most dim that divides by it; failure when none does.
+FailureOr<TensorLayout> splitOverData(const TensorLayout &param,
+                                      RankedTensorType type,
+                                      const DeviceMesh &mesh, int64_t axis) {
+  int64_t size = mesh.getAxisSize(axis);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (param.hasUnevenDim(d))
+      continue;
+    int64_t shards = param.getNumShards(mesh, d) * size;
+    if (type.getDimSize(d) % shards != 0)
+      continue;
+    TensorLayout l = param;
+    l.dimAxes[d].push_back(axis);
+    return l;
+  }
+  return failure();
+}
+
+/// Pins `v` to `layout` with a `dist.annotate` at `b`'s insertion point
+/// that every other use reads.
+void annotate(OpBuilder &b, Value v, dist::LayoutAttr layout) {
+  auto pinned = dist::AnnotateOp::create(b, v.getLoc(), v, layout, 0);
+  v.replaceAllUsesExcept(pinned.getResult(), pinned);
+}
+
+} // namespace
+
+LogicalResult autoshard::train::shardOptimizer(func::FuncOp step,
+                                               StringRef dataAxis,
+                                               int64_t threshold) {
+  auto meshAttr =
+      step->getParentOfType<ModuleOp>()->getAttrOfType<dist::MeshAttr>(
+          dist::DistDialect::kMeshAttrName);
+  if (!meshAttr)
+    return step.emitError("dist-training-step: optimizer-shard needs a mesh "
+                          "(a dist.mesh module attribute)");
+  DeviceMesh mesh = meshAttr.toDeviceMesh();
+  std::optional<int64_t> axis = mesh.getAxisIndex(dataAxis.str());
+  if (!axis)
+    return step.emitError("dist-training-step: optimizer-shard: data-axis '")
+           << dataAxis << "' is not an axis of the mesh " << mesh.str();
+  int64_t axisSize = mesh.getAxisSize(*axis);
+  if (threshold < 0)
+    return step.emitError("dist-training-step: optimizer-shard-threshold "
+                          "must be at least 0, got ")
+           << threshold;
+  if (axisSize == 1)
+    return success();
+
+  Block &body = step.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  // The value each argument becomes: the result tied to it.
+  DenseMap<unsigned, Value> next;
+  for (unsigned i = 0; i < step.getNumResults(); ++i)
+    if (auto tied = step.getResultAttrOfType<IntegerAttr>(i, "dist.tied_arg"))
+      next[tied.getInt()] = ret.getOperand(i);
+
+  // The split layout of every parameter at or above the threshold, and of
+  // its per-parameter state arguments ("<param>.exp_avg", ...).
+  llvm::StringMap<std::pair<dist::LayoutAttr, Type>> splitByName;
+  SmallVector<std::pair<unsigned, dist::LayoutAttr>> pinned;
+  for (unsigned k = 0; k < step.getNumArguments(); ++k) {
+    if (!isParam(step, k))
+      continue;
+    BlockArgument param = step.getArgument(k);
+    auto type = cast<RankedTensorType>(param.getType());
+    // A scalar has nothing to split (no layout spreads it), and a dynamic
+    // shape no size to weigh: both stay as propagation lays them out.
+    if (type.getRank() == 0 || !type.hasStaticShape())
+      continue;
+    int64_t bytes = bytesOf(type);
+    if (bytes < threshold)
+      continue;
+    TensorLayout own = paramLayout(param);
+    // Already split over the data axis: its state follows it as it is.
+    if (own.getDimOfAxis(*axis))
+      continue;
+    FailureOr<TensorLayout> split = splitOverData(own, type, mesh, *axis);
+    if (failed(split))
+      return emitError(param.getLoc())
+             << "dist-training-step: optimizer-shard: parameter '"
+             << nameOf(step, k) << "' (" << type << ", " << bytes
+             << " bytes, layout " << own.str(mesh)
+             << ") has no dim that divides over data axis '" << dataAxis
+             << "' (" << axisSize
+             << " devices) times its own split; its optimizer state would "
+                "need an uneven split, whose gathers the runtime cannot run "
+                "(dynamic local shapes). Give it a dividing shape or layout, "
+                "or raise optimizer-shard-threshold above "
+             << bytes << " bytes to keep it replicated";
+    auto layout = dist::LayoutAttr::get(meshAttr, *split);
+    pinned.push_back({k, layout});
+    for (const std::string &suffix : stateSuffixes(type))
+      splitByName[(nameOf(step, k) + suffix).str()] = {layout, type};
+  }
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    if (!step.getArgAttr(i, "dist.init"))
+      continue;
+    auto it = splitByName.find(nameOf(step, i));
+    if (it != splitByName.end() &&
+        it->second.second == step.getArgumentTypes()[i])
+      pinned.push_back({i, it->second.first});
+  }
+  llvm::sort(pinned, llvm::less_first());
+
+  // State arguments are pinned at the top of the body, in argument order;
+  // updated values right after the optimizer op that computes them.
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  for (auto [arg, layout] : pinned)
+    if (!isParam(step, arg))
+      annotate(b, step.getArgument(arg), layout);
+  for (auto [arg, layout] : pinned) {
+    Value v = next.lookup(arg);
+    Operation *def = v ? v.getDefiningOp() : nullptr;
+    auto phase = def ? def->getAttrOfType<StringAttr>("dist.phase") : nullptr;
+    if (!phase || phase.getValue() != "optimizer")
+      continue;
+    b.setInsertionPointAfter(def);
+    annotate(b, v, layout);
+  }
+  return success();
 }

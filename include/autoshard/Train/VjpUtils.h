@@ -67,6 +67,24 @@ mlir::Value sumInto(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 /// The identity maps and all-parallel iterators of a rank-`rank` loop nest.
 llvm::SmallVector<mlir::utils::IteratorType> parallel(unsigned rank);
 
+/// Fails with a located error unless the named contraction `mm`
+/// (linalg.matmul, linalg.batch_matmul) has its default indexing maps and no
+/// cast: the rules rebuild the product from plain ops of the same kind.
+template <typename OpTy>
+llvm::LogicalResult requirePlainContraction(OpTy mm) {
+  llvm::StringRef name = mm->getName().getStringRef();
+  if (mm.hasUserDefinedMaps())
+    return mm.emitError("VJP of ")
+           << name << " with non-default indexing_maps is not supported";
+  mlir::Type elt = mlir::getElementTypeOrSelf(mm.getResultTypes()[0]);
+  if (mm.getCast() != mlir::linalg::TypeFn::cast_signed ||
+      llvm::any_of(mm->getOperandTypes(), [&](mlir::Type t) {
+        return mlir::getElementTypeOrSelf(t) != elt;
+      }))
+    return mm.emitError("VJP of ") << name << " with a cast is not supported";
+  return llvm::success();
+}
+
 /// Whether `t` is a ranked tensor of a float element type.
 bool isFloatTensor(mlir::Type t);
 

@@ -31,25 +31,12 @@ Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs, Type type) {
       .getResult(0);
 }
 
-/// Fails with a located error unless `mm` has the default maps and no cast.
-LogicalResult checkPlain(linalg::MatmulOp mm) {
-  if (mm.hasUserDefinedMaps())
-    return mm.emitError("VJP of linalg.matmul with non-default "
-                        "indexing_maps is not supported");
-  Type elt = getElementTypeOrSelf(mm.getResultTypes()[0]);
-  if (mm.getCast() != linalg::TypeFn::cast_signed ||
-      llvm::any_of(mm->getOperandTypes(),
-                   [&](Type t) { return getElementTypeOrSelf(t) != elt; }))
-    return mm.emitError("VJP of linalg.matmul with a cast is not supported");
-  return success();
-}
-
 struct MatmulVjp
     : public VjpOpInterface::ExternalModel<MatmulVjp, linalg::MatmulOp> {
   LogicalResult buildVjp(Operation *op, OpBuilder &b,
                          ArrayRef<Value> resultGrads, ArrayRef<bool> wantGrads,
                          SmallVectorImpl<Value> &operandGrads) const {
-    if (failed(checkPlain(cast<linalg::MatmulOp>(op))) ||
+    if (failed(vjp::requirePlainContraction(cast<linalg::MatmulOp>(op))) ||
         failed(vjp::requireStaticShapes(op)))
       return failure();
     operandGrads.assign(op->getNumOperands(), Value());
