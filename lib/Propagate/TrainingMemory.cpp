@@ -74,8 +74,15 @@ std::optional<double> countTrainingMemory(func::FuncOp func,
       inputs += bytes;
   }
   // A forward value is an activation when the loss or the backward reads
-  // it; a backward value is a gradient when the optimizer reads it.
-  llvm::DenseSet<Value> seen;
+  // it; it is kept from its definition to its last such read. The figure is
+  // the most kept at once (with micro-batches, one micro-batch's forward is
+  // freed before the next one runs). A backward value is a gradient when the
+  // optimizer reads it.
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  llvm::DenseMap<Value, unsigned> lastRead;
+  llvm::DenseSet<Value> gradValues;
   for (Operation &op : body) {
     StringRef phase = phaseOf(&op);
     if (phase.empty())
@@ -85,15 +92,28 @@ std::optional<double> countTrainingMemory(func::FuncOp func,
       while (auto reshard = v.getDefiningOp<dist::ReshardOp>())
         v = reshard.getInput();
       Operation *def = v.getDefiningOp();
-      if (!def || !seen.insert(v).second)
+      if (!def)
         continue;
       StringRef from = phaseOf(def);
       if (from.empty() && phase != "optimizer")
-        activations += size(v, layoutOf(func, v));
-      else if (from == "backward" && phase == "optimizer")
+        lastRead[v] = position[&op];
+      else if (from == "backward" && phase == "optimizer" &&
+               gradValues.insert(v).second)
         grads += size(v, layoutOf(func, v));
     }
   }
+  // Sweep the kept intervals: +bytes at the definition, -bytes after the
+  // last read.
+  std::vector<std::pair<unsigned, double>> events;
+  for (auto [v, last] : lastRead) {
+    double bytes = size(v, layoutOf(func, v));
+    events.push_back({position[v.getDefiningOp()], bytes});
+    events.push_back({last + 1, -bytes});
+  }
+  llvm::sort(events);
+  double live = 0;
+  for (auto [at, bytes] : events)
+    activations = std::max(activations, live += bytes);
   report.parameterBytesPerDevice += params;
   report.optimizerStateBytesPerDevice += state;
   report.gradientBytesPerDevice += grads;
