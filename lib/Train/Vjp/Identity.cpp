@@ -1,7 +1,7 @@
-//===- Identity.cpp - VJP of dist.annotate and dist.reshard ---------------===//
+//===- Identity.cpp - VJP of annotations and reshards ---------------------===//
 //
-// Both ops return their input unchanged (only its layout is pinned or
-// changed), so dX = dY. Passing dY through as is lets propagation give the
+// dist.annotate, dist.reshard and upstream shard.shard return their input
+// unchanged (only its layout is pinned or changed), so dX = dY. Passing dY through as is lets propagation give the
 // gradient the layout it prefers.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,7 @@
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 #include "autoshard/Train/VjpOpInterface.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -37,5 +38,8 @@ void autoshard::vjp::registerIdentityVjp(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, dist::DistDialect *) {
     dist::AnnotateOp::attachInterface<IdentityVjp<dist::AnnotateOp>>(*ctx);
     dist::ReshardOp::attachInterface<IdentityVjp<dist::ReshardOp>>(*ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, shard::ShardDialect *) {
+    shard::ShardOp::attachInterface<IdentityVjp<shard::ShardOp>>(*ctx);
   });
 }
