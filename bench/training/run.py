@@ -16,7 +16,11 @@ Models:
 
 Meshes: 1 device (the training step alone, no partitioning), dp=4 (data
 parallel only: the batch split over dp) and dp=2,mp=2 (the fixtures'
-strategy.yaml, Megatron-style; gen_models' own annotations for gen-gpt).
+strategy.yaml, Megatron-style; gen_models' own annotations for gen-gpt);
+the "/cpu" variants compile the same inputs with the cost model told about
+a CPU machine (--cluster, default cpu-cluster.json) instead of its default
+GPU cluster. The last lines give the CPU time other processes used during
+each model's runs (a quiet machine shows ~0).
 
 The driver is Python 3 standard library only. The torch column needs a
 python with torch and numpy (--torch-python; default: this python, else
@@ -34,6 +38,7 @@ import os
 import platform
 import random
 import re
+import resource
 import shutil
 import statistics
 import struct
@@ -118,6 +123,37 @@ def write_npy(path, shape, values, descr):
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
         f.write(header.encode("latin1"))
         f.write(data.tobytes())
+
+
+class CpuWatch:
+    """CPU time the rest of the machine used while this bench ran: busy
+    time from /proc/stat minus this process's and its children's own (the
+    tools, mpirun and its ranks, torch). A quiet machine shows ~0; a build
+    running next to the bench shows up here, whatever the load average
+    says (it lags by a minute and counts the bench's own 4 ranks)."""
+
+    def __init__(self):
+        self.start = self._sample()
+
+    @staticmethod
+    def _sample():
+        try:
+            with open("/proc/stat") as f:
+                fields = [int(x) for x in f.readline().split()[1:]]
+            busy = (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            busy = None
+        own = sum(getattr(resource.getrusage(who), f)
+                  for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                  for f in ("ru_utime", "ru_stime"))
+        return busy, own, time.perf_counter()
+
+    def other(self):
+        """(CPU seconds of other processes, wall seconds) since start."""
+        busy, own, wall = self._sample()
+        if busy is None or self.start[0] is None:
+            return None, wall - self.start[2]
+        return max(0.0, (busy - self.start[0]) - (own - self.start[1])), wall - self.start[2]
 
 
 def find_tool(name, bindir):
@@ -484,9 +520,11 @@ def main(argv=None):
               % os.path.relpath(args.cluster, REPO))
 
     results, failed = [], False
+    whole = CpuWatch()
     for name in models:
         entry = {"model": name, "compile": {}, "steps": {}, "torch": {}, "errors": []}
         results.append(entry)
+        watch = CpuWatch()
         try:
             model = prepare_gen_gpt(args, work) if name == "gen-gpt" else \
                 prepare_fixture(name, args, tools, work)
@@ -517,7 +555,9 @@ def main(argv=None):
                     entry["torch"][t] = torch_steps(model, t, args, py, work)
                 except BenchError as e:
                     entry["torch"][t] = {"error": str(e)}
+        entry["other_cpu_s"], entry["wall_s"] = watch.other()
     meta["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    meta["other_cpu_s"], meta["wall_s"] = whole.other()
 
     report(results, meshes, threads, py, meta, args)
     if args.json:
@@ -640,6 +680,12 @@ def report(results, meshes, threads, py, meta, args):
     print(table(header, rows))
     print()
     print("load average at end: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
+    cpus = os.cpu_count() or 1
+    for e in results:
+        if e.get("other_cpu_s") is not None:
+            print("%s: other processes used %.1f CPU-s in its %.1f s (%.0f%% of %d CPUs)"
+                  % (e["model"], e["other_cpu_s"], e["wall_s"],
+                     100 * e["other_cpu_s"] / max(e["wall_s"], 1e-9) / cpus, cpus))
 
 
 

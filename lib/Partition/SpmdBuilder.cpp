@@ -230,7 +230,10 @@ static double tensorBytes(Type type) {
   auto t = cast<ShapedType>(type);
   if (!t.hasStaticShape())
     return 0.0;
-  int64_t bits = t.getElementType().getIntOrFloatBitWidth();
+  // Index elements have no bit width of their own: the runtime stores them
+  // as 64-bit integers (a training step gathers index-typed labels).
+  Type elem = t.getElementType();
+  int64_t bits = elem.isIndex() ? 64 : elem.getIntOrFloatBitWidth();
   return static_cast<double>(t.getNumElements()) *
          static_cast<double>((bits + 7) / 8);
 }
