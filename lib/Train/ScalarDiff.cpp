@@ -265,9 +265,9 @@ LogicalResult differentiateScalar(OpBuilder &b, Value result,
       continue;
     Operation *clone = mapping.lookup(op->getResult(0)).getDefiningOp();
     SmallVector<Value> partials;
+    // scalarPartials has named the op in its error.
     if (failed(scalarPartials(b, clone, g, partials)))
-      return op->emitError("dist-training-step: cannot differentiate '")
-             << op->getName() << "'";
+      return failure();
     for (auto [operand, partial] : llvm::zip(op->getOperands(), partials))
       if (partial)
         accumulate(operand, partial);

@@ -66,6 +66,19 @@ struct StepLayout {
   unsigned labelsArg() const { return inputBegin() + inputs.size(); }
 };
 
+/// Makes `arg`, and every value `base` maps to what `arg` stands for, map to
+/// `to` in `into`: the forward's argument and the step's argument then read
+/// the same annotated or micro-batch value.
+void redirect(IRMapping &into, const IRMapping &base, Value arg, Value to) {
+  Value current = base.lookupOrDefault(arg);
+  SmallVector<Value> readers = {arg};
+  for (auto [from, value] : base.getValueMap())
+    if (value == current)
+      readers.push_back(from);
+  for (Value from : readers)
+    into.map(from, to);
+}
+
 std::string argName(func::FuncOp f, unsigned i) {
   if (auto n = f.getArgAttrOfType<StringAttr>(i, "dist.name"))
     return n.str();
@@ -225,12 +238,7 @@ LogicalResult DistTrainingStepPass::annotateBatch(func::FuncOp step,
         b, step.getLoc(), arg, dist::LayoutAttr::get(mesh, layout), 0);
     // Uses of the forward's argument (and of the labels) read the annotated
     // value.
-    SmallVector<Value> readers = {arg};
-    for (auto [from, to] : mapping.getValueMap())
-      if (to == arg)
-        readers.push_back(from);
-    for (Value from : readers)
-      mapping.map(from, annotated);
+    redirect(mapping, mapping, arg, annotated);
   }
   return success();
 }
@@ -330,15 +338,10 @@ LogicalResult DistTrainingStepPass::buildBody(func::FuncOp main,
     if (microBatches > 1)
       for (unsigned a = l.inputBegin(); a <= l.labelsArg(); ++a) {
         Value whole = step.getArgument(a);
-        SmallVector<Value> readers = {whole};
-        for (auto [from, to] : mapping.getValueMap())
-          if (to == mapping.lookupOrDefault(whole))
-            readers.push_back(from);
         Value part = train::microBatch(b, step.getLoc(),
                                        mapping.lookupOrDefault(whole), k,
                                        microBatches, *devices);
-        for (Value from : readers)
-          m.map(from, part);
+        redirect(m, mapping, whole, part);
       }
     if (failed(stepOnBatch(b, tag, main, m, params, step.getArgument(l.labelsArg()),
                            grads, lossValue)))
