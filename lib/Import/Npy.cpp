@@ -1,6 +1,7 @@
 //===- Npy.cpp - Write weights as NumPy .npy files ------------------------===//
 
 #include "autoshard/Import/Npy.h"
+#include "autoshard/Support/NpyHeader.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -40,8 +41,11 @@ std::string autoshard::writeNpyF32(StringRef path, ArrayRef<int64_t> shape,
   static_assert(sizeof(float) == 4, "f32 expected");
   os.write(reinterpret_cast<const char *>(data.data()), data.size() * 4);
   os.close();
-  if (os.has_error())
-    return "cannot write '" + path.str() + "': " + os.error().message();
+  if (os.has_error()) {
+    std::string msg = os.error().message();
+    os.clear_error(); // else the destructor aborts
+    return "cannot write '" + path.str() + "': " + msg;
+  }
   return "";
 }
 
@@ -60,25 +64,14 @@ std::string autoshard::readNpyF32(StringRef path, std::vector<int64_t> &shape,
   if (bytes.size() < 10 + len)
     return "'" + path.str() + "': truncated header";
   StringRef header = bytes.substr(10, len);
-  if (!header.contains("'descr': '<f4'") ||
-      !header.contains("'fortran_order': False"))
+  NpyHeaderDict dict;
+  std::string err = parseNpyHeaderDict(std::string_view(header), dict);
+  if (!err.empty())
+    return "'" + path.str() + "': " + err;
+  if (dict.descr != "<f4" || dict.fortranOrder)
     return "'" + path.str() + "': expected little-endian f32 in C order";
-  size_t open = header.find("'shape': (");
-  size_t close = header.find(')', open);
-  if (open == StringRef::npos || close == StringRef::npos)
-    return "'" + path.str() + "': no shape in header";
-  StringRef dims = header.slice(open + 10, close);
-  shape.clear();
-  int64_t numel = 1;
-  while (!dims.trim().empty()) {
-    auto [head, rest] = dims.split(',');
-    int64_t d;
-    if (head.trim().getAsInteger(10, d) || d < 0)
-      return "'" + path.str() + "': bad shape";
-    shape.push_back(d);
-    numel *= d;
-    dims = rest;
-  }
+  shape = dict.shape;
+  int64_t numel = dict.numElements;
   StringRef payload = bytes.substr(10 + len);
   if (payload.size() != static_cast<size_t>(numel) * 4)
     return "'" + path.str() + "': payload size does not match the shape";

@@ -9,6 +9,9 @@
 
 using namespace autoshard;
 
+/// The most devices a mesh may have (all axes together, so also per axis).
+static constexpr int64_t kMaxDevices = int64_t(1) << 20;
+
 DeviceMesh::DeviceMesh(std::vector<MeshAxis> axes,
                        std::vector<int64_t> deviceIds)
     : axes(std::move(axes)), deviceIds(std::move(deviceIds)) {}
@@ -145,6 +148,18 @@ std::string DeviceMesh::validate() const {
              std::to_string(a.size);
     if (a.bandwidthGBps < 0 || a.latencyUs < 0)
       return "mesh axis '" + a.name + "' has a negative link figure";
+  }
+  // Bound the device count before anything multiplies sizes: a product past
+  // int64 wraps (and divides by zero later), and the planners enumerate
+  // groups of the mesh, so even an unused huge axis costs time and memory.
+  int64_t devices = 1;
+  for (const MeshAxis &a : axes) {
+    if (a.size > kMaxDevices || devices > kMaxDevices / a.size)
+      return "mesh " + str() + " has more than " +
+             std::to_string(kMaxDevices) + " devices" +
+             (a.size > kMaxDevices ? " on axis '" + a.name + "' alone" : "") +
+             "; autoshard supports at most that many";
+    devices *= a.size;
   }
   if (!deviceIds.empty()) {
     if (static_cast<int64_t>(deviceIds.size()) != getNumDevices())

@@ -2,6 +2,7 @@
 
 #include "autoshard/Runtime/HostIO.h"
 #include "autoshard/Runtime/Backend.h"
+#include "autoshard/Support/NpyHeader.h"
 
 #include <cmath>
 #include <cstring>
@@ -29,25 +30,6 @@ static std::string npyDescr(DType type) {
     return "|b1";
   }
   return "";
-}
-
-/// Finds `'key':` in the header dict and returns the text after it.
-static std::string_view dictValue(std::string_view header,
-                                  std::string_view key) {
-  for (char quote : {'\'', '"'}) {
-    std::string pattern = std::string(1, quote) + std::string(key) + quote;
-    size_t at = header.find(pattern);
-    if (at == std::string_view::npos)
-      continue;
-    size_t colon = header.find(':', at + pattern.size());
-    if (colon == std::string_view::npos)
-      return {};
-    std::string_view rest = header.substr(colon + 1);
-    while (!rest.empty() && rest.front() == ' ')
-      rest.remove_prefix(1);
-    return rest;
-  }
-  return {};
 }
 
 static Error npyError(const std::string &path, const std::string &why) {
@@ -84,10 +66,11 @@ static NpyHeader openNpy(std::ifstream &file, const std::string &path) {
   if (!file.read(header.data(), headerLen))
     throw bad("truncated header");
 
-  std::string_view descr = dictValue(header, "descr");
-  if (descr.size() < 5 || (descr[0] != '\'' && descr[0] != '"'))
-    throw bad("no 'descr' entry");
-  std::string d(descr.substr(1, descr.find(descr[0], 1) - 1));
+  NpyHeaderDict dict;
+  std::string err = parseNpyHeaderDict(header, dict);
+  if (!err.empty())
+    throw bad(err);
+  const std::string &d = dict.descr;
   std::optional<DType> type;
   for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1})
     if (d == npyDescr(t) || (t == DType::I1 && d == "<b1"))
@@ -96,33 +79,11 @@ static NpyHeader openNpy(std::ifstream &file, const std::string &path) {
     throw Error("'" + path + "' has dtype '" + d +
                 "'; supported: float32, float64, int32, int64, bool "
                 "(little endian)");
-  std::string_view fortran = dictValue(header, "fortran_order");
-  if (fortran.substr(0, 4) == "True")
+  if (dict.fortranOrder)
     throw Error("'" + path +
                 "' is in Fortran order; save it in C order "
                 "(numpy.ascontiguousarray)");
-  if (fortran.substr(0, 5) != "False")
-    throw bad("no 'fortran_order' entry");
-  std::string_view shapeText = dictValue(header, "shape");
-  if (shapeText.empty() || shapeText[0] != '(')
-    throw bad("no 'shape' entry");
-  Shape shape;
-  size_t close = shapeText.find(')');
-  if (close == std::string_view::npos)
-    throw bad("unterminated shape");
-  std::string dims(shapeText.substr(1, close - 1));
-  std::stringstream ss(dims);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t first = item.find_first_not_of(' ');
-    if (first == std::string::npos)
-      continue;
-    char *end = nullptr;
-    long long v = std::strtoll(item.c_str() + first, &end, 10);
-    if (end == item.c_str() + first || v < 0)
-      throw bad("bad shape entry '" + item + "'");
-    shape.push_back(v);
-  }
+  Shape shape(dict.shape.begin(), dict.shape.end());
   return {*type, shape};
 }
 
@@ -135,6 +96,17 @@ Tensor autoshard::rt::readNpy(const std::string &path) {
   std::ifstream file;
   NpyHeader header = openNpy(file, path);
   auto bad = [&](const std::string &why) { return npyError(path, why); };
+  // Check the data is there before allocating what the header claims.
+  int64_t numel = 1;
+  for (int64_t d : header.shape)
+    numel *= d; // bounded by parseNpyHeaderDict
+  std::streampos dataStart = file.tellg();
+  file.seekg(0, std::ios::end);
+  std::streamoff available = file.tellg() - dataStart;
+  file.seekg(dataStart);
+  if (available < numel * static_cast<int64_t>(getDTypeSize(header.type)))
+    throw bad("data shorter than its header's shape needs (" +
+              std::to_string(available) + " bytes)");
   Tensor t(header.type, header.shape);
   if (!file.read(static_cast<char *>(t.getRawData()), t.getBytes()))
     throw bad("data shorter than " + t.getTypeString() + " needs");
@@ -168,8 +140,10 @@ void autoshard::rt::writeNpy(const std::string &path, const Tensor &tensor) {
   file.write(len, 2);
   file.write(header.data(), header.size());
   file.write(static_cast<const char *>(tensor.getRawData()), tensor.getBytes());
+  // A full disk shows up when the buffer is flushed: check the close too.
+  file.close();
   if (!file)
-    throw Error("failed writing '" + path + "'");
+    throw Error("failed writing '" + path + "': " + std::strerror(errno));
 }
 
 //===----------------------------------------------------------------------===//
@@ -314,13 +288,18 @@ std::string autoshard::rt::compareTensors(const Tensor &a, const Tensor &b,
   std::string first;
   for (int64_t i = 0; i < a.getNumElements(); ++i) {
     double x = a.getAsDouble(i), y = b.getAsDouble(i);
-    if (std::isnan(x) && std::isnan(y))
+    // NaN matches NaN, and equal values (the same inf too) match.
+    if ((std::isnan(x) && std::isnan(y)) || x == y)
       continue;
     double err = std::fabs(x - y);
     if (std::isnan(err))
       err = INFINITY;
     maxAbsErr = std::max(maxAbsErr, err);
-    if (first.empty() && !(err <= atol + rtol * std::fabs(y))) {
+    // Otherwise a non-finite value on either side is a mismatch: the
+    // tolerance atol + rtol * |inf| would accept anything.
+    bool close = std::isfinite(x) && std::isfinite(y) &&
+                 err <= atol + rtol * std::fabs(y);
+    if (first.empty() && !close) {
       std::ostringstream os;
       os.precision(9);
       os << "mismatch at flat index " << i << ": " << x << " vs " << y

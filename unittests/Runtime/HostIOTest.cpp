@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <unistd.h>
@@ -51,16 +52,18 @@ TEST(NpyTest, RoundTripsEveryDType) {
     }
 }
 
+/// Reading `path` fails with an error that contains `what`.
+static void expectReadError(const std::string &path, const std::string &what) {
+  try {
+    readNpy(path);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
 TEST(NpyTest, ReportsBadFiles) {
-  auto expectError = [](const std::string &path, const std::string &what) {
-    try {
-      readNpy(path);
-      ADD_FAILURE() << "no error for " << path;
-    } catch (const Error &e) {
-      EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
-          << e.what();
-    }
-  };
+  auto expectError = expectReadError;
   expectError(tempPath("does-not-exist.npy"), "cannot open");
   std::string garbage = tempPath("garbage.npy");
   writeRaw(garbage, "hello world, not numpy");
@@ -87,6 +90,62 @@ TEST(NpyTest, ReportsBadFiles) {
   expectError(truncated, "data shorter");
   for (const std::string &p : {garbage, fortran, half, bigEndian, truncated})
     std::remove(p.c_str());
+}
+
+// Issue 22: the header is a dict, not a string to search; sizes that wrap.
+TEST(NpyTest, ParsesTheHeaderAsADict) {
+  auto expectError = [](const std::string &header, size_t dataBytes,
+                        const std::string &what) {
+    std::string path = tempPath("header.npy");
+    writeRaw(path, npyHeader(header) + std::string(dataBytes, '\0'));
+    expectReadError(path, what);
+    std::remove(path.c_str());
+  };
+  // A shape hidden in another entry's string is not the shape (numpy
+  // rejects the extra key).
+  expectError("{'note': \"'shape': (8, 16)\", 'descr': '<f4', "
+              "'fortran_order': False, 'shape': (4, 16), }",
+              4 * 16 * 4, "unexpected key 'note'");
+  expectError("{'descr': '<f4', 'shape': (2,), }", 8, "lacks 'fortran_order'");
+  expectError("{'descr': '<f4', 'fortran_order': False, 'shape': (2), }", 8,
+              "not a tuple");
+  expectError("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", 8,
+              "non-negative integers");
+  expectError("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", 8,
+              "True or False");
+  expectError("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), "
+              "'shape': (2,), }",
+              8, "twice");
+  expectError("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x", 8,
+              "after the header dict");
+  // 2^62 x 4 elements wraps to 0 in int64.
+  expectError("{'descr': '<f4', 'fortran_order': False, "
+              "'shape': (4611686018427387904, 4), }",
+              0, "too large");
+  // A valid but huge shape without its data: an error, not an allocation.
+  expectError("{'descr': '<f4', 'fortran_order': False, "
+              "'shape': (1000000000, 1000), }",
+              16, "data shorter");
+  // Double quotes, no trailing comma, no spaces are fine.
+  std::string path = tempPath("ok.npy");
+  writeRaw(path, npyHeader("{\"shape\":(3,),\"fortran_order\":False,"
+                           "\"descr\":\"<f4\"}") +
+                     std::string(12, '\0'));
+  EXPECT_EQ(readNpy(path).getShape(), Shape({3}));
+  std::remove(path.c_str());
+}
+
+TEST(NpyTest, ReportsAFullDisk) {
+  if (!std::ifstream("/dev/full"))
+    GTEST_SKIP() << "no /dev/full";
+  Tensor t(DType::F32, {4});
+  try {
+    writeNpy("/dev/full", t);
+    ADD_FAILURE() << "writing to /dev/full succeeded";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("failed writing"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SeededTest, DeterministicAndKeyed) {
@@ -171,4 +230,24 @@ TEST(CompareTest, Tolerances) {
   EXPECT_EQ(compareTensors(a, b, 1e-5, 0, err), "");
   EXPECT_NE(compareTensors(a, b, 1e-8, 0, err), "");
   EXPECT_NE(compareTensors(a, Tensor(DType::F64, {2}), 1, 1, err), "");
+}
+
+// Issue 22: the tolerance atol + rtol * |inf| accepted anything.
+TEST(CompareTest, NonFiniteValuesMatchExactly) {
+  auto compare = [](double x, double y) {
+    Tensor a(DType::F32, {1}), b(DType::F32, {1});
+    a.setFromDouble(0, x);
+    b.setFromDouble(0, y);
+    double err;
+    return compareTensors(a, b, 1e-3, 1e-3, err).empty();
+  };
+  EXPECT_TRUE(compare(INFINITY, INFINITY));
+  EXPECT_TRUE(compare(-INFINITY, -INFINITY));
+  EXPECT_TRUE(compare(NAN, NAN));
+  EXPECT_FALSE(compare(INFINITY, -INFINITY));
+  EXPECT_FALSE(compare(1.0, INFINITY));
+  EXPECT_FALSE(compare(INFINITY, 1.0));
+  EXPECT_FALSE(compare(NAN, 1.0));
+  EXPECT_FALSE(compare(1.0, NAN));
+  EXPECT_FALSE(compare(NAN, INFINITY));
 }

@@ -65,4 +65,17 @@ TEST(DeviceMesh, Validation) {
   EXPECT_NE(DeviceMesh({{"a", 2}}, {1, 1}).validate().find("distinct"),
             std::string::npos);
 }
+
+// Issue 22: a device count past int64 wrapped (SIGFPE in the planner); a
+// huge unused axis ran out of memory.
+TEST(DeviceMesh, SizesAreBounded) {
+  std::string err;
+  EXPECT_FALSE(DeviceMesh::parse("dp=2,mp=2,a=4294967296,b=4294967296", err));
+  EXPECT_NE(err.find("more than 1048576 devices"), std::string::npos) << err;
+  EXPECT_FALSE(DeviceMesh::parse("dp=2,pp=4294967296", err));
+  EXPECT_NE(err.find("on axis 'pp' alone"), std::string::npos) << err;
+  EXPECT_FALSE(DeviceMesh::parse("a=99999999999999999999999", err));
+  EXPECT_FALSE(DeviceMesh::parse("a=1024,b=1024,c=2", err));
+  EXPECT_TRUE(DeviceMesh::parse("a=1024,b=1024", err)) << err;
+}
 } // namespace
