@@ -1,0 +1,139 @@
+//===- CostGraph.cpp - Phase 3: the priced solver graph -------------------===//
+//
+// Node cost = the candidate's compute time; an edge per use (through the
+// value's fan-out node when it has several readers) whose table holds the
+// reshard planner's time from the producer's result layout to the
+// consumer's operand layout; user annotations as restrictions. Tables are
+// built from interned layout ids and priced at the end, each distinct
+// reshard once (Pricing.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "FunctionPropagation.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace autoshard;
+using namespace autoshard::dist;
+using namespace autoshard::propagate;
+
+/// A node's solver key: its hash as 13 base-32 digits, most significant
+/// first. Keys sort as the numbers do (as 16 hex digits would), and fit in
+/// std::string's inline buffer: no allocation per node.
+static std::string nodeKey(uint64_t hash) {
+  static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuv";
+  std::string key(13, '0');
+  for (int i = 12; i >= 0; --i, hash >>= 5)
+    key[i] = kDigits[hash & 31];
+  return key;
+}
+
+void FunctionPropagation::buildSolverGraph() {
+  addNodeCosts();
+  addUseEdges();
+  addTiedEdges();
+  addAnnotationRestrictions();
+  report.numPricedReshards += pricing.pairs.size();
+}
+
+/// Node costs by candidate list, shared by the graph's nodes (not copied).
+void FunctionPropagation::addNodeCosts() {
+  llvm::DenseMap<std::pair<const void *, unsigned>,
+                 std::shared_ptr<const std::vector<double>>>
+      nodeCosts;
+  for (unsigned i = 0; i < nodes.size(); ++i) {
+    Node &n = nodes[i];
+    bool isOp = n.kind == Node::Op;
+    auto [it, inserted] =
+        nodeCosts.try_emplace({static_cast<const void *>(&n.cands()), isOp});
+    if (inserted) {
+      auto costs = std::make_shared<std::vector<double>>();
+      costs->reserve(n.cands().size());
+      for (const Candidate &c : n.cands())
+        costs->push_back(isOp ? model.getComputeTimeUs(c.flops) : 0.0);
+      it->second = std::move(costs);
+    }
+    n.solverId = graph.addNode(nodeKey(hashes[i]), it->second);
+    report.numCandidates += it->second->size();
+  }
+}
+
+/// An edge from result `slot` of node `pn` to operand `operand` of node `cn`
+/// (a fan-out node has one of each).
+void FunctionPropagation::addUseEdge(unsigned pn, unsigned slot, unsigned cn,
+                                     unsigned operand, Type type,
+                                     bool resolveOnly) {
+  const Pricing::TypeInfo &info = pricing.typeInfo(type);
+  unsigned src = idsOf(pn, slot, true);
+  unsigned dst = idsOf(cn, operand, false);
+  graph.addEdge(nodes[pn].solverId, nodes[cn].solverId,
+                pricing.table(info, src, dst, resolveOnly));
+}
+
+void FunctionPropagation::addUseEdges() {
+  for (auto &[value, ids] : usesOfValue) {
+    auto fit = fanoutOf.find(value);
+    if (fit == fanoutOf.end()) {
+      const EdgeUse &u = edgeUses[ids.front()];
+      addUseEdge(u.pn, u.slot, u.cn, u.use->getOperandNumber(), value.getType(),
+                 false);
+      continue;
+    }
+    const EdgeUse &first = edgeUses[ids.front()];
+    addUseEdge(first.pn, first.slot, fit->second, 0, value.getType(), false);
+    for (unsigned id : ids)
+      addUseEdge(fit->second, 0, edgeUses[id].cn,
+                 edgeUses[id].use->getOperandNumber(), value.getType(), false);
+  }
+  for (OpOperand &use : returnOp->getOpOperands()) {
+    if (!isa<RankedTensorType>(use.get().getType()))
+      continue;
+    OperandSource src = sourceOf(use.get());
+    addUseEdge(src.node, src.slot, firstResult + use.getOperandNumber(), 0,
+               use.get().getType(), true);
+  }
+}
+
+/// A result tied to an argument (a training step's updated parameters and
+/// state, TiedResults.h) is that argument in the next call: the reshard from
+/// the one's layout to the other's is part of the program's cost.
+void FunctionPropagation::addTiedEdges() {
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto tied = func.getResultAttrOfType<IntegerAttr>(i, "dist.tied_arg");
+    Type type = func.getResultTypes()[i];
+    if (!tied || !isa<RankedTensorType>(type) || tied.getInt() < 0 ||
+        tied.getInt() >= body.getNumArguments() ||
+        body.getArgument(tied.getInt()).getType() != type)
+      continue;
+    unsigned rn = firstResult + i, an = tied.getInt();
+    graph.addEdge(nodes[rn].solverId, nodes[an].solverId,
+                  pricing.table(pricing.typeInfo(type), idsOf(rn, 0, false),
+                                idsOf(an, 0, true), false));
+  }
+}
+
+/// An annotation (`dist.annotate %v`) asks that %v have its layout, i.e.
+/// restricts that value's producer; higher priority wins.
+void FunctionPropagation::addAnnotationRestrictions() {
+  std::map<std::tuple<const void *, unsigned, const void *>,
+           std::vector<unsigned>>
+      allowedOf;
+  for (unsigned an = firstOpNode; an < firstResult; ++an) {
+    auto annotate = dyn_cast<AnnotateOp>(nodes[an].op);
+    if (!annotate)
+      continue;
+    const OperandSource &src = sourcesOf(nodes[an])[0];
+    unsigned pn = src.node, slot = src.slot;
+    auto [it, inserted] = allowedOf.try_emplace(
+        {&nodes[pn].cands(), slot, annotate.getLayout().getAsOpaquePointer()});
+    if (inserted) {
+      TensorLayout want = annotate.getLayout().toTensorLayout();
+      for (auto [ci, c] : llvm::enumerate(nodes[pn].cands()))
+        if (sameLayout(c.resultLayouts[slot], want))
+          it->second.push_back(ci);
+    }
+    if (!it->second.empty())
+      graph.restrict(nodes[pn].solverId, it->second, annotate.getPriority());
+  }
+}

@@ -1,0 +1,188 @@
+//===- FunctionPropagation.h - Propagation of one function ------*- C++ -*-===//
+//
+// --dist-propagate on one function, as phases that run in this order (run(),
+// in Propagate.cpp), each in its own file:
+//
+//  1. graph build (GraphBuild.cpp): one node per function argument, per
+//     top-level op and per function result, where every operand comes from,
+//     the nodes' canonical keys, the uses that become edges, and a fan-out
+//     node for every value read by several ops;
+//  2. candidate enumeration (Candidates.cpp): each node's candidate
+//     strategies, from its op's sharding rule or its user constraint;
+//  3. pricing (CostGraph.cpp): the solver graph (node costs, edges whose
+//     tables hold the reshard planner's times, user annotations as
+//     restrictions), every distinct reshard priced once (Pricing.h);
+//  4. solve (SolvePhase.cpp): the solver picks one candidate per node;
+//     layout-free producers follow their consumer;
+//  5. write-back (WriteBack.cpp, Reshards.cpp): strategies, layouts and the
+//     reshards the choice needs;
+//  6. report (ReportPhase.cpp): strategies, compute and memory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_LIB_PROPAGATE_FUNCTIONPROPAGATION_H
+#define AUTOSHARD_LIB_PROPAGATE_FUNCTIONPROPAGATION_H
+
+#include "Pricing.h"
+#include "PropagateGraph.h"
+#include "Report.h"
+
+#include "autoshard/Analysis/CostModel.h"
+#include "autoshard/Analysis/ReshardPlanner.h"
+#include "autoshard/Dialect/Dist/IR/DistOps.h"
+#include "autoshard/Propagate/Solver.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <map>
+#include <unordered_map>
+
+namespace autoshard::propagate {
+
+/// The pass's options that the phases read.
+struct PropagateOptions {
+  SolverKind solver = SolverKind::DP;
+  /// A remark at every reshard (see Reshards.cpp).
+  bool explain = false;
+};
+
+class FunctionPropagation {
+public:
+  FunctionPropagation(mlir::func::FuncOp func, dist::MeshAttr meshAttr,
+                      const CostModel &model, ReshardPlanner &planner,
+                      PropagationReport &report,
+                      const PropagateOptions &options);
+
+  /// Runs the phases; the function then meets the propagation contract.
+  mlir::LogicalResult run();
+
+private:
+  //===--- 1. Graph build (GraphBuild.cpp) --------------------------------===//
+  mlir::LogicalResult buildGraph();
+  void addArgumentNodes();
+  mlir::LogicalResult addOpNodes();
+  void addResultNodes();
+  void computeKeys();
+  void collectUses();
+  void addFanoutNodes();
+  /// Which node defines `v`, and which of its result slots it is, when it
+  /// is a value of the graph.
+  OperandSource sourceOf(Value v) const;
+  /// The sources of a graph op's operands (Node::firstOperand).
+  llvm::ArrayRef<OperandSource> sourcesOf(const Node &n) const;
+  /// Whether the operand with source `src` is the only use of a
+  /// layout-free producer's result.
+  bool readsLayoutFree(const OperandSource &src, Value v) const;
+
+  //===--- 2. Candidates (Candidates.cpp) ---------------------------------===//
+  CandidateList candidatesOf(const ShardingRule &rule);
+  CandidateList argumentCandidates(mlir::Type type);
+  /// An op's candidates: its user constraint's (setting `userFixed`), else
+  /// its class's rule's.
+  mlir::FailureOr<CandidateList> opCandidates(Operation &op, OpClass &cls,
+                                              bool &userFixed);
+  /// A function result's: its producer's layouts, partial sums resolved.
+  CandidateList resultCandidates(unsigned pn, unsigned slot, mlir::Type type);
+  /// A fan-out node's, over the layout lists of its producer and readers.
+  CandidateList fanoutCandidates(const SmallVector<unsigned, 8> &lists);
+  /// Interned layout ids of one slot of a node's candidates, as a list id.
+  unsigned idsOf(unsigned node, unsigned slot, bool result);
+
+  //===--- 3. Pricing (CostGraph.cpp) -------------------------------------===//
+  void buildSolverGraph();
+  void addNodeCosts();
+  void addUseEdges();
+  void addTiedEdges();
+  void addAnnotationRestrictions();
+  void addUseEdge(unsigned pn, unsigned slot, unsigned cn, unsigned operand,
+                  mlir::Type type, bool resolveOnly);
+
+  //===--- 4. Solve (SolvePhase.cpp) --------------------------------------===//
+  mlir::LogicalResult solveGraph();
+  void absorbLayoutFree();
+
+  //===--- 5. Write-back (WriteBack.cpp, Reshards.cpp) --------------------===//
+  mlir::LogicalResult writeBack();
+  void writeArgumentLayouts();
+  void writeResultLayouts();
+  void writeStrategies();
+  dist::LayoutAttr layoutAttr(const TensorLayout &l);
+  dist::StrategyAttr strategyOf(const Node &n);
+  void setStrategy(Operation *op, dist::StrategyAttr strategy);
+  /// Makes `use` read `want`, through reshards where it needs them.
+  mlir::LogicalResult fixUse(mlir::OpOperand &use, const OperandSource &src,
+                             const TensorLayout &want,
+                             const Node &consumerNode);
+  mlir::FailureOr<Value> getReshard(Value source, const TensorLayout &have,
+                                    const TensorLayout &want,
+                                    mlir::OpOperand &use,
+                                    const Node &producerNode,
+                                    const Node &consumerNode);
+  std::string explainText(Operation *consumer, unsigned operand,
+                          const Node &producerNode,
+                          const Node &consumerNode) const;
+  double planTime(Value v, const TensorLayout &from, const TensorLayout &to);
+
+  //===--- 6. Report (ReportPhase.cpp) ------------------------------------===//
+  void reportStrategies();
+  void reportMemory();
+  llvm::StringRef layoutText(const TensorLayout &l);
+
+  // The function and what the pass gave.
+  mlir::func::FuncOp func;
+  mlir::MLIRContext *ctx;
+  dist::MeshAttr meshAttr;
+  const DeviceMesh dmesh;
+  const CostModel &model;
+  ReshardPlanner &planner;
+  PropagationReport &report;
+  PropagateOptions options;
+  mlir::Block &body;
+  mlir::func::ReturnOp returnOp;
+
+  // The graph (phase 1).
+  std::vector<Node> nodes;
+  llvm::DenseMap<Operation *, unsigned> opNode;
+  llvm::DenseMap<Value, unsigned> fanoutOf;
+  std::vector<OperandSource> operandSources;
+  OpClasses classes;
+  /// Arguments first, then ops [firstOpNode, firstResult), then results,
+  /// then fan-outs.
+  unsigned firstOpNode = 0, firstResult = 0;
+  /// Canonical hashes by node (the solver's keys).
+  std::vector<uint64_t> hashes;
+  /// Uses that become edges, grouped by value.
+  struct EdgeUse {
+    mlir::OpOperand *use;
+    unsigned pn, slot, cn;
+  };
+  std::vector<EdgeUse> edgeUses;
+  llvm::MapVector<Value, SmallVector<unsigned, 2>> usesOfValue;
+
+  // Candidates (phase 2).
+  std::unordered_map<std::string, CandidateList> candCache;
+  llvm::DenseMap<mlir::Type, CandidateList> argCands;
+  llvm::DenseMap<mlir::Attribute, CandidateList> annotateCands;
+  llvm::DenseMap<std::pair<const void *, unsigned>, unsigned> slotLists;
+  std::map<SmallVector<unsigned, 8>, CandidateList> fanoutLists;
+
+  // Pricing and solution (phases 3, 4).
+  Pricing pricing;
+  SolverGraph graph;
+
+  // Write-back and report (phases 5, 6).
+  llvm::DenseMap<const TensorLayout *, dist::LayoutAttr> layoutAttrs;
+  llvm::DenseMap<std::pair<unsigned, unsigned>, dist::LayoutAttr>
+      layoutAttrsById;
+  SmallVector<dist::LayoutAttr> returnLayouts;
+  std::map<std::pair<void *, unsigned>, Value> reshards;
+  llvm::DenseMap<const Candidate *, dist::StrategyAttr> strategies;
+  llvm::DenseMap<std::pair<const void *, const void *>, mlir::DictionaryAttr>
+      withStrategy;
+  llvm::DenseMap<const void *, bool> strategyIsInherent;
+  std::vector<std::string> layoutTexts;
+};
+
+} // namespace autoshard::propagate
+
+#endif // AUTOSHARD_LIB_PROPAGATE_FUNCTIONPROPAGATION_H

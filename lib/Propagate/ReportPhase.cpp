@@ -1,0 +1,66 @@
+//===- ReportPhase.cpp - Phase 6: what the report says of a function ------===//
+//
+// The strategies (JSON report only), the op count, and the memory: every
+// value once, at its producer's layout. Reshards are counted as they are
+// emitted (Reshards.cpp), compute and the objective by the solve phase.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FunctionPropagation.h"
+
+using namespace mlir;
+using namespace autoshard;
+using namespace autoshard::propagate;
+
+/// The report's text of each layout, once per interned layout.
+StringRef FunctionPropagation::layoutText(const TensorLayout &l) {
+  unsigned id = pricing.intern(l);
+  if (layoutTexts.size() <= id)
+    layoutTexts.resize(id + 1);
+  if (layoutTexts[id].empty())
+    layoutTexts[id] = l.str(dmesh);
+  return layoutTexts[id];
+}
+
+void FunctionPropagation::reportStrategies() {
+  if (!report.wantStrategies)
+    return;
+  std::vector<StringRef> ins, outs;
+  for (unsigned ni = firstOpNode; ni < firstResult; ++ni) {
+    const Node &n = nodes[ni];
+    ins.clear();
+    outs.clear();
+    for (unsigned i = 0, e = n.getNumOperandLayouts(); i < e; ++i)
+      ins.push_back(layoutText(n.operandLayout(i)));
+    for (unsigned i = 0, e = n.getNumResultLayouts(); i < e; ++i)
+      outs.push_back(layoutText(n.resultLayout(i)));
+    report.addStrategy(n.op, ins, outs);
+  }
+}
+
+/// Memory: every value once, at its producer's layout (repeating layouts
+/// and types priced once).
+void FunctionPropagation::reportMemory() {
+  llvm::DenseMap<std::pair<const void *, const void *>, double> bytesOf;
+  auto tensorBytes = [&](const TensorLayout &l, Type type) {
+    auto [it, inserted] = bytesOf.try_emplace(
+        {static_cast<const void *>(&l), type.getAsOpaquePointer()}, 0.0);
+    if (inserted)
+      it->second =
+          model.getTensorBytesPerDevice(l, getShape(type), getElemBytes(type));
+    return it->second;
+  };
+  for (BlockArgument arg : body.getArguments())
+    if (isa<RankedTensorType>(arg.getType()))
+      report.memoryBytesPerDevice +=
+          tensorBytes(nodes[arg.getArgNumber()].resultLayout(0), arg.getType());
+  for (unsigned i = firstOpNode; i < firstResult; ++i) {
+    const Node &n = nodes[i];
+    for (OpResult r : n.op->getResults())
+      if (isa<RankedTensorType>(r.getType()) &&
+          r.getResultNumber() < n.getNumResultLayouts())
+        report.memoryBytesPerDevice +=
+            tensorBytes(n.resultLayout(r.getResultNumber()), r.getType());
+  }
+  report.numOps += firstResult - firstOpNode;
+}
