@@ -10,12 +10,15 @@
 #include "OnnxImporterImpl.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -63,19 +66,40 @@ FailureOr<HostTensor> autoshard::onnx_import::readTensorProto(
   HostTensor h;
   h.kind = *kind;
   h.shape.assign(t.dims().begin(), t.dims().end());
-  int64_t n = h.numel();
+  // Dims come from the file: a negative dim or an element count past int64
+  // (or past what a byte size can hold) would wrap and pass the size checks.
+  int64_t n = 1;
+  for (int64_t d : h.shape) {
+    std::optional<int64_t> m = d < 0 ? std::nullopt : llvm::checkedMul(n, d);
+    if (!m || *m > std::numeric_limits<int64_t>::max() / 8) {
+      error =
+          "has dims [" +
+          llvm::join(llvm::map_range(
+                         h.shape, [](int64_t v) { return std::to_string(v); }),
+                     ", ") +
+          "], whose element count is negative or too large";
+      return failure();
+    }
+    n = *m;
+  }
   std::string external;
   const std::string *raw = t.has_raw_data() ? &t.raw_data() : nullptr;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string location;
     uint64_t offset = 0, length = 0;
     for (const auto &kv : t.external_data()) {
-      if (kv.key() == "location")
+      if (kv.key() == "location") {
         location = kv.value();
-      else if (kv.key() == "offset")
-        offset = std::stoull(kv.value());
-      else if (kv.key() == "length")
-        length = std::stoull(kv.value());
+        continue;
+      }
+      if (kv.key() != "offset" && kv.key() != "length")
+        continue;
+      uint64_t &field = kv.key() == "offset" ? offset : length;
+      if (StringRef(kv.value()).getAsInteger(10, field)) {
+        error = "external data " + kv.key() + " '" + kv.value() +
+                "' is not a non-negative integer";
+        return failure();
+      }
     }
     SmallString<256> path(modelDir);
     llvm::sys::path::append(path, location);
@@ -86,9 +110,11 @@ FailureOr<HostTensor> autoshard::onnx_import::readTensorProto(
       return failure();
     }
     StringRef bytes = (*buf)->getBuffer();
-    if (offset > bytes.size()) {
-      error =
-          "external data offset is past the end of '" + std::string(path) + "'";
+    if (offset > bytes.size() || (length && length > bytes.size() - offset)) {
+      error = "external data offset " + std::to_string(offset) +
+              (length ? " + length " + std::to_string(length) : "") +
+              " is past the end of '" + std::string(path) + "' (" +
+              std::to_string(bytes.size()) + " bytes)";
       return failure();
     }
     external = bytes.substr(offset, length ? length : StringRef::npos).str();

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -30,6 +31,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/xxhash.h"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -46,6 +48,7 @@ struct ArgInfo {
   std::vector<int64_t> shape;
   ElemKind kind;
   std::string weightFile; // empty for graph inputs
+  std::string checksum;   // of weightFile's bytes as written (xxh3, hex)
 };
 
 class ModelImporter {
@@ -150,7 +153,7 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
   for (const onnx::ValueInfoProto &vi : graph.input()) {
     if (initNames.contains(vi.name()))
       continue;
-    ArgInfo arg{vi.name(), {}, ElemKind::F32, ""};
+    ArgInfo arg{vi.name(), {}, ElemKind::F32, "", ""};
     if (failed(staticShape(vi, arg.shape, arg.kind, nodeLoc(vi.name()))))
       return failure();
     args.push_back(arg);
@@ -179,14 +182,24 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
     llvm::sys::fs::make_absolute(file);
     llvm::sys::path::append(file, weightFileName(t.name()));
     llvm::sys::path::remove_dots(file, /*remove_dot_dot=*/true);
+    std::string checksum;
     if (options.writeWeights) {
       std::vector<float> data(h->f.begin(), h->f.end());
       std::string werr = writeNpyF32(file, h->shape, data);
       if (!werr.empty())
         return emitError(nodeLoc(t.name())) << werr;
+      // Recorded in the program so that a run notices a weight file that was
+      // overwritten (e.g. by another model compiled to the same place).
+      auto written = llvm::MemoryBuffer::getFile(file, /*IsText=*/false);
+      if (!written)
+        return emitError(nodeLoc(t.name()))
+               << "cannot read back '" << file
+               << "': " << written.getError().message();
+      checksum = llvm::utohexstr(llvm::xxh3_64bits((*written)->getBuffer()),
+                                 /*LowerCase=*/true, /*Width=*/16);
     }
-    args.push_back(
-        ArgInfo{t.name(), h->shape, ElemKind::F32, std::string(file)});
+    args.push_back(ArgInfo{t.name(), h->shape, ElemKind::F32, std::string(file),
+                           checksum});
   }
   return success();
 }
@@ -409,6 +422,48 @@ LogicalResult ModelImporter::applyNodeStrategy(const onnx::NodeProto &node,
   return success();
 }
 
+/// What onnx.checker checks of names: the graph is in SSA form (every value is
+/// defined once, by a graph input, an initializer or one node output) and
+/// initializer names are unique. Without it a later definition silently
+/// replaces an earlier one.
+static LogicalResult checkSsa(const onnx::GraphProto &graph, Location fileLoc) {
+  llvm::StringSet<> inputs, inits;
+  for (const onnx::ValueInfoProto &vi : graph.input())
+    if (!inputs.insert(vi.name()).second)
+      return emitError(fileLoc)
+             << "invalid ONNX graph: '" << vi.name()
+             << "' is listed as a graph input more than once";
+  for (const onnx::TensorProto &t : graph.initializer())
+    if (!inits.insert(t.name()).second)
+      return emitError(fileLoc) << "invalid ONNX graph: initializer name '"
+                                << t.name() << "' is used more than once";
+  llvm::StringMap<std::string> defined;
+  for (int64_t n = 0; n < graph.node_size(); ++n) {
+    const onnx::NodeProto &node = graph.node(n);
+    for (const std::string &out : node.output()) {
+      if (out.empty())
+        continue;
+      std::string by = node.name().empty()
+                           ? node.op_type() + "_" + std::to_string(n)
+                           : node.name();
+      const char *what = inputs.contains(out)  ? "a graph input"
+                         : inits.contains(out) ? "an initializer"
+                                               : nullptr;
+      if (what)
+        return emitError(fileLoc)
+               << "invalid ONNX graph (not in SSA form): node '" << by
+               << "' defines '" << out << "', which is also " << what;
+      auto [it, inserted] = defined.try_emplace(out, by);
+      if (!inserted)
+        return emitError(fileLoc)
+               << "invalid ONNX graph (not in SSA form): '" << out
+               << "' is defined by node '" << it->second << "' and again by "
+               << "node '" << by << "'";
+    }
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx")
@@ -420,6 +475,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
   }
   modelDir = llvm::sys::path::parent_path(path).str();
   const onnx::GraphProto &graph = model.graph();
+  if (failed(checkSsa(graph, fileLoc)))
+    return nullptr;
 
   if (!options.strategyFile.empty()) {
     FailureOr<StrategySpec> parsed =
@@ -457,6 +514,9 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
     func.setArgAttr(i, kNameAttrName, builder.getStringAttr(a.name));
     if (!a.weightFile.empty())
       func.setArgAttr(i, kWeightAttrName, builder.getStringAttr(a.weightFile));
+    if (!a.checksum.empty())
+      func.setArgAttr(i, "dist.weight_checksum",
+                      builder.getStringAttr(a.checksum));
     Val v;
     v.value = entry->getArgument(i);
     v.shape = a.shape;

@@ -108,7 +108,7 @@ private:
     failed = true;
     return emitError(node.loc);
   }
-  std::optional<YNode> copy(yaml::Node *node);
+  std::optional<YNode> copy(yaml::Node *node, int depth = 0);
   std::optional<std::string> scalar(const YNode &node, StringRef what);
   std::optional<int64_t> integer(const YNode &node, StringRef what);
   std::optional<LayoutSpec> layout(const YNode &node);
@@ -125,10 +125,19 @@ private:
 };
 } // namespace
 
-std::optional<YNode> StrategyParser::copy(yaml::Node *node) {
+/// Strategy files nest a few levels (strategies > entry > splits > tuple);
+/// the bound keeps a hostile file from overflowing the stack.
+static constexpr int kMaxNesting = 64;
+
+std::optional<YNode> StrategyParser::copy(yaml::Node *node, int depth) {
   if (!node)
     return std::nullopt;
   YNode out(locOf(node));
+  if (depth > kMaxNesting) {
+    error(out) << "the strategy file nests deeper than " << kMaxNesting
+               << " levels";
+    return std::nullopt;
+  }
   if (auto *s = dyn_cast<yaml::ScalarNode>(node)) {
     SmallString<32> storage;
     out.kind = YNode::Scalar;
@@ -139,7 +148,7 @@ std::optional<YNode> StrategyParser::copy(yaml::Node *node) {
   } else if (auto *seq = dyn_cast<yaml::SequenceNode>(node)) {
     out.kind = YNode::Seq;
     for (yaml::Node &n : *seq) {
-      std::optional<YNode> c = copy(&n);
+      std::optional<YNode> c = copy(&n, depth + 1);
       if (!c)
         return std::nullopt;
       out.items.push_back(std::move(*c));
@@ -147,10 +156,10 @@ std::optional<YNode> StrategyParser::copy(yaml::Node *node) {
   } else if (auto *map = dyn_cast<yaml::MappingNode>(node)) {
     out.kind = YNode::Map;
     for (yaml::KeyValueNode &kv : *map) {
-      std::optional<YNode> k = copy(kv.getKey());
+      std::optional<YNode> k = copy(kv.getKey(), depth + 1);
       if (!k)
         return std::nullopt;
-      std::optional<YNode> v = copy(kv.getValue());
+      std::optional<YNode> v = copy(kv.getValue(), depth + 1);
       if (!v)
         return std::nullopt;
       out.entries.emplace_back(std::move(*k), std::move(*v));

@@ -19,6 +19,7 @@
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 
 #include "FunctionPropagation.h"
+#include "InputChecks.h"
 #include "Report.h"
 #include "TiedResults.h"
 #include "TrainingMemory.h"
@@ -234,6 +235,8 @@ void DistPropagatePass::runOnOperation() {
                        << "' (expected 'dp', 'local' or 'exact')";
     return signalPassFailure();
   }
+  if (failed(checkPropagateInput(module)))
+    return signalPassFailure();
   ModuleScan scan = scanModule(module);
   FailureOr<MeshAttr> meshAttr = resolveMesh(module, scan);
   if (failed(meshAttr) || failed(convertUpstreamAnnotations(*meshAttr, scan)))

@@ -450,6 +450,15 @@ ShardingRule
 autoshard::buildReshapeRule(const std::vector<int64_t> &source,
                             const std::vector<int64_t> &result,
                             const std::vector<int64_t> &extraOperandRanks) {
+  // A zero-size (or unknown) dim leaves nothing to split and no factors to
+  // peel (the walk below would take a remainder by zero): nothing passes.
+  auto nonPositive = [](int64_t d) { return d < 1; };
+  if (llvm::any_of(source, nonPositive) || llvm::any_of(result, nonPositive)) {
+    std::vector<std::vector<int64_t>> operands{source};
+    for (int64_t rank : extraOperandRanks)
+      operands.push_back(std::vector<int64_t>(rank, 1));
+    return makeReplicatedRule(operands, {result});
+  }
   ShardingRule rule;
   rule.flopsPerPoint = 0.0;
   TensorFactors src(source.size()), dst(result.size());

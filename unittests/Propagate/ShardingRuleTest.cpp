@@ -102,6 +102,14 @@ TEST(ShardingRuleTest, ReshapeRefinement) {
   EXPECT_EQ(ones.operandDims[0], (TensorFactors{{}, {0}, {}}));
   EXPECT_EQ(ones.resultDims[0], (TensorFactors{{0}}));
   // [6, 4] -> [4, 6]: only the major 2 is shared; the rest stays whole.
+  // Issue 22: a zero-size dim took a remainder by zero (SIGFPE); nothing
+  // passes through it.
+  ShardingRule zero = buildReshapeRule({0, 3, 4}, {3, 4, 0});
+  ASSERT_EQ(zero.verify(), "");
+  EXPECT_EQ(zero.operandDims[0], (TensorFactors{{}, {0}, {1}}));
+  EXPECT_EQ(zero.resultDims[0], (TensorFactors{{2}, {3}, {}}));
+  for (const auto &f : zero.factors)
+    EXPECT_EQ(f.kind, FactorKind::NeedReplication);
   ShardingRule swap = buildReshapeRule({6, 4}, {4, 6});
   ASSERT_EQ(swap.verify(), "");
   EXPECT_EQ(swap.factors[0].size, 2);
