@@ -11,6 +11,7 @@
 #include "autoshard/Partition/Passes.h"
 
 #include "autoshard/Analysis/CostModel.h"
+#include "autoshard/Analysis/ModulePlannerOptions.h"
 #include "autoshard/Analysis/ReshardPlanner.h"
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 #include "autoshard/Partition/SpmdBuilder.h"
@@ -949,8 +950,12 @@ void DistPartitionPass::runOnOperation() {
     }
   }
   CostModel model(mesh, cluster);
-  PlannerOptions options;
-  options.enableAllToAll = enableAllToAll;
+  // The planner options propagation priced with (ModulePlannerOptions.h).
+  FailureOr<PlannerOptions> optionsOr = resolvePlannerOptions(
+      module, enableAllToAll, enableAllToAll.hasValue(), "dist-partition");
+  if (failed(optionsOr))
+    return signalPassFailure();
+  PlannerOptions options = *optionsOr;
 
   // The grid collectives name: same shape, axes in the mesh's order.
   SmallVector<int64_t> shape(meshAttr.getAxisSizes());

@@ -15,6 +15,7 @@
 #include "autoshard/Propagate/Passes.h"
 
 #include "autoshard/Analysis/CostModel.h"
+#include "autoshard/Analysis/ModulePlannerOptions.h"
 #include "autoshard/Analysis/ReshardPlanner.h"
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 
@@ -237,6 +238,11 @@ void DistPropagatePass::runOnOperation() {
   }
   if (failed(checkPropagateInput(module)))
     return signalPassFailure();
+  // One planner decision per module (ModulePlannerOptions.h).
+  FailureOr<PlannerOptions> popts = resolvePlannerOptions(
+      module, enableAllToAll, enableAllToAll.hasValue(), "dist-propagate");
+  if (failed(popts))
+    return signalPassFailure();
   ModuleScan scan = scanModule(module);
   FailureOr<MeshAttr> meshAttr = resolveMesh(module, scan);
   if (failed(meshAttr) || failed(convertUpstreamAnnotations(*meshAttr, scan)))
@@ -250,9 +256,7 @@ void DistPropagatePass::runOnOperation() {
     }
   }
   CostModel model(meshAttr->toDeviceMesh(), clusterSpec);
-  PlannerOptions popts;
-  popts.enableAllToAll = enableAllToAll;
-  ReshardPlanner planner(model, popts);
+  ReshardPlanner planner(model, *popts);
   PropagationReport report;
   report.solver = solver;
   // Only the JSON report lists per-op strategies; building them (layout
@@ -271,6 +275,7 @@ void DistPropagatePass::runOnOperation() {
       report.memoryBytesPerDevice = before + *step;
   }
   module->setAttr(DistDialect::kMeshAttrName, *meshAttr);
+  module->setAttr(kPlannerAttrName, getPlannerAttr(module.getContext(), *popts));
   if (!this->report.empty()) {
     std::string error;
     if (!report.write(this->report, error)) {

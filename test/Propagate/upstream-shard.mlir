@@ -19,7 +19,7 @@ func.func @mlp(%x: tensor<8x16xf32>, %w1: tensor<16x64xf32>, %w2: tensor<64x16xf
 // CHECK: collectives: all_reduce=1
 // CHECK: comm bytes per device: 384
 // CHECK: #mesh = #dist.mesh<[g0 = 2, g1 = 4]>
-// CHECK: module attributes {dist.mesh = #mesh}
+// CHECK: module attributes {dist.mesh = #mesh, dist.planner = {enable_alltoall = false}}
 // CHECK-NOT: shard.sharding
 // CHECK: dist.annotate %arg0 : tensor<8x16xf32> as #dist.layout<#mesh, {{\[\[}}g0], []]>
 // CHECK: dist.reshard {{.*}} from #dist.layout<#mesh, {{\[\[}}g0], []] partial sum [g1]> to #dist.layout<#mesh, {{\[\[}}g0], []]>

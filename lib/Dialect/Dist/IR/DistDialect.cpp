@@ -135,6 +135,15 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                << "' to be {threshold = BYTES : i64}";
     return success();
   }
+  // The reshard planner's options propagation priced with, which
+  // partitioning follows (Analysis/ModulePlannerOptions.h).
+  if (name == "dist.planner") {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !dict.getAs<BoolAttr>("enable_alltoall"))
+      return op->emitOpError() << "expects '" << name
+                               << "' to be {enable_alltoall = BOOL}";
+    return success();
+  }
   // Which part of a training step built an op (lib/Train).
   if (name == "dist.phase") {
     auto phase = dyn_cast<StringAttr>(attr.getValue());
