@@ -13,8 +13,10 @@ default 8 sequences), five cumulative rows:
   + fusion          + --fusion-threshold-mb 64 (gradient buckets)
   + recompute       + --recompute all
 
-Each row runs `autoshard train ... --report R` (memory per device from the
-propagation report, step times from its `step K/N loss X (T ms)` lines) and
+Each row runs `autoshard train ... --report R --memory-out M` (memory per
+device from the propagation report, the optimizer state each rank's
+autoshard-run holds from M, step times from its `step K/N loss X (T ms)`
+lines) and
 compiles the same step with `autoshard-opt --dist-training-step=...
 --autoshard-pipeline='... fusion-report=F partition-report=P'` (gradient
 collectives before and after fusion and their bytes, every collective's
@@ -170,11 +172,12 @@ def run_row(name, micro, shard, fusion, recompute, ctx, args, tools, work):
     train_flags, step_opts, mb = row_flags(micro, shard, fusion, recompute, args)
     report = os.path.join(d, "report.json")
     losses = os.path.join(d, "losses.json")
+    memory = os.path.join(d, "memory.json")
     cmd = [tools["autoshard"], "train", model, "--cluster", args.cluster,
            "--input", "ids=" + ctx["ids"], "--labels", ctx["labels"],
            "--loss", "cross_entropy", "--optimizer", "adam", "--lr", "0.01",
            "--steps", str(args.steps), "--report", report, "--losses-out", losses,
-           "--work-dir", os.path.join(d, "work")] + train_flags
+           "--memory-out", memory, "--work-dir", os.path.join(d, "work")] + train_flags
     start = time.perf_counter()
     out = run(cmd, args.timeout)
     wall = time.perf_counter() - start
@@ -186,6 +189,8 @@ def run_row(name, micro, shard, fusion, recompute, ctx, args, tools, work):
         prop = json.load(f)
     with open(losses) as f:
         loss_list = json.load(f)
+    with open(memory) as f:
+        held = json.load(f)
 
     # The same step through autoshard-opt, for the fusion and partition
     # reports (autoshard train writes neither).
@@ -213,6 +218,7 @@ def run_row(name, micro, shard, fusion, recompute, ctx, args, tools, work):
         "recompute": "all" if recompute else "none",
         "train_flags": train_flags,
         "memory": {key: prop.get(key) for _, key in MEMORY},
+        "runtime_bytes_max_over_ranks": held["max"],
         "propagation_collectives": prop.get("collectives", {}),
         "gradient_collectives_before": fus["gradient_collectives_before"],
         "gradient_collectives_after": fus["gradient_collectives_after"],
@@ -242,11 +248,12 @@ def print_table(meta, rows):
           % (os.path.relpath(meta["cluster"], REPO) if meta["cluster"].startswith(REPO)
              else meta["cluster"], meta["os_threshold"], meta["fusion_mb"],
              " ".join("%.2f" % l for l in meta["load_before"]), meta["cpus"], meta["date"]))
-    print("# memory in KiB per device (propagation report); grad colls = gradient "
+    print("# memory in KiB per device (propagation report); state run = the optimizer "
+          "state autoshard-run holds (max over ranks); grad colls = gradient "
           "collectives before -> after fusion, grad B = their bytes per device "
           "(fusion report); comm B = every collective (partition report); ids AG = "
           "all_gathers of token ids over dp; step = median of steps 2..N")
-    head = ["row"] + [m for m, _ in MEMORY] + ["grad colls", "grad B", "comm B",
+    head = ["row"] + [m for m, _ in MEMORY] + ["state run", "grad colls", "grad B", "comm B",
                                                "ids AG", "step ms", "loss vs plain"]
     lines = []
     for r in rows:
@@ -254,6 +261,7 @@ def print_table(meta, rows):
             lines.append([r["row"], "failed: " + r["error"]])
             continue
         lines.append([r["row"]] + [kib(r["memory"][k]) for _, k in MEMORY] + [
+            kib(r["runtime_bytes_max_over_ranks"]["optimizer_state"]),
             "%d -> %d" % (r["gradient_collectives_before"], r["gradient_collectives_after"]),
             str(r["gradient_collective_bytes"]), str(r["comm_bytes_per_device"]),
             str(r["batch_gathers_over_dp"]), "%.2f" % r["step_ms_median"],

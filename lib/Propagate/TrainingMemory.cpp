@@ -88,9 +88,12 @@ std::optional<double> countTrainingMemory(func::FuncOp func,
     if (phase.empty())
       continue;
     for (Value v : op.getOperands()) {
-      // Through the reshards propagation put after a producer.
-      while (auto reshard = v.getDefiningOp<dist::ReshardOp>())
-        v = reshard.getInput();
+      // Through the reshards propagation put after a producer, and the
+      // annotations that pin a value (optimizer shard pins the accumulated
+      // gradients).
+      while (isa_and_nonnull<dist::ReshardOp, dist::AnnotateOp>(
+          v.getDefiningOp()))
+        v = v.getDefiningOp()->getOperand(0);
       Operation *def = v.getDefiningOp();
       if (!def)
         continue;

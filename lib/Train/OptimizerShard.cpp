@@ -22,10 +22,27 @@
 //
 // The data axis goes on the major-most dim that divides by it times that
 // dim's existing split, as the minor-most axis of that dim (so the
-// reduce-scatter and the all-gather are single steps). A parameter with no
-// such dim would need an uneven split, which the runtime cannot run (its
-// uneven gathers have dynamic local shapes, rejected by the loader): a
-// located error names it rather than leaving it silently replicated.
+// reduce-scatter and the all-gather are single steps).
+//
+// A parameter with no such dim gets an uneven split of its rows, stored
+// padded (ZeRO's padded partitions): its optimizer state has the padded
+// type (`shardedStateType`: one dim rounded up to a multiple of its split
+// times the data axis, the extra rows zero), the step pads the parameter and
+// its gradient to that type for the update and slices the updated parameter
+// back (TrainingStep.cpp), and the padded values are split evenly. Each rank
+// keeps ceil(rows / shards) rows of state; the real rows split unevenly
+// (10 rows on 4 ranks: 3, 3, 3, 1). The runtime plans static shapes only,
+// which is why the split is padded rather than a dynamic `sizes(...)`
+// layout. Propagation keeps a padded dim whole around tensor.pad and
+// extract_slice, so such a gradient is all-reduced (then each rank takes its
+// slice) rather than reduce-scattered.
+//
+// With micro-batches, the gradient accumulated over them lives split too
+// (MindSpore's `gradient_accumulation_shard`: "the cumulative gradient
+// variable will be sharded on the data parallelism", at the price of one
+// reduce-scatter per micro-batch): every accumulation add of a split
+// parameter (`kAccumulatesAttr`, TrainingStep.cpp) and the first
+// micro-batch's gradient are pinned to the split layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +52,9 @@
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 #include "autoshard/Train/Optimizer.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
@@ -107,6 +126,65 @@ FailureOr<TensorLayout> splitOverData(const TensorLayout &param,
   return failure();
 }
 
+/// The padded type of a parameter with no dim that divides over the data
+/// axis: the major-most dim its own layout does not split (else the
+/// major-most evenly split one), rounded up to a multiple of its shards
+/// times the data axis.
+FailureOr<RankedTensorType> paddedType(const TensorLayout &param,
+                                       RankedTensorType type,
+                                       const DeviceMesh &mesh, int64_t axis) {
+  std::optional<int64_t> dim;
+  for (int64_t d = 0; d < type.getRank() && !dim; ++d)
+    if (!param.hasUnevenDim(d) && param.getNumShards(mesh, d) == 1)
+      dim = d;
+  for (int64_t d = 0; d < type.getRank() && !dim; ++d)
+    if (!param.hasUnevenDim(d))
+      dim = d;
+  if (!dim)
+    return failure();
+  int64_t shards = param.getNumShards(mesh, *dim) * mesh.getAxisSize(axis);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[*dim] = llvm::divideCeil(shape[*dim], shards) * shards;
+  return type.clone(shape);
+}
+
+/// What optimizer shard does with one parameter.
+struct ParamShard {
+  bool split = false;     // state and update split over the data axis
+  TensorLayout layout;    // of the (padded) state and update
+  RankedTensorType state; // the state's type: the parameter's, or padded
+};
+
+/// The decision for parameter `arg` (its layout from its forward
+/// `dist.annotate`): failure only for a parameter that neither divides nor
+/// pads (every dim unevenly split already).
+FailureOr<ParamShard> planParam(BlockArgument arg, const DeviceMesh &mesh,
+                                int64_t axis, int64_t threshold) {
+  auto type = cast<RankedTensorType>(arg.getType());
+  ParamShard plan;
+  plan.state = type;
+  // A scalar has nothing to split (no layout spreads it), and a dynamic
+  // shape no size to weigh: both stay as propagation lays them out.
+  if (type.getRank() == 0 || !type.hasStaticShape() ||
+      bytesOf(type) < threshold || mesh.getAxisSize(axis) == 1)
+    return plan;
+  TensorLayout own = paramLayout(arg);
+  // Already split over the data axis: its state follows it as it is.
+  if (own.getDimOfAxis(axis))
+    return plan;
+  FailureOr<TensorLayout> split = splitOverData(own, type, mesh, axis);
+  if (failed(split)) {
+    FailureOr<RankedTensorType> padded = paddedType(own, type, mesh, axis);
+    if (failed(padded))
+      return failure();
+    plan.state = *padded;
+    split = splitOverData(own, *padded, mesh, axis);
+  }
+  plan.split = true;
+  plan.layout = *split;
+  return plan;
+}
+
 /// Pins `v` to `layout` with a `dist.annotate` at `b`'s insertion point
 /// that every other use reads.
 void annotate(OpBuilder &b, Value v, dist::LayoutAttr layout) {
@@ -115,6 +193,24 @@ void annotate(OpBuilder &b, Value v, dist::LayoutAttr layout) {
 }
 
 } // namespace
+
+RankedTensorType autoshard::train::shardedStateType(func::FuncOp f,
+                                                    unsigned arg,
+                                                    StringRef dataAxis,
+                                                    int64_t threshold) {
+  auto type = cast<RankedTensorType>(f.getArgumentTypes()[arg]);
+  auto meshAttr = f->getParentOfType<ModuleOp>()->getAttrOfType<dist::MeshAttr>(
+      dist::DistDialect::kMeshAttrName);
+  if (!meshAttr)
+    return type;
+  DeviceMesh mesh = meshAttr.toDeviceMesh();
+  std::optional<int64_t> axis = mesh.getAxisIndex(dataAxis.str());
+  if (!axis || threshold < 0)
+    return type;
+  FailureOr<ParamShard> plan =
+      planParam(f.getArgument(arg), mesh, *axis, threshold);
+  return succeeded(plan) ? plan->state : type;
+}
 
 LogicalResult autoshard::train::shardOptimizer(func::FuncOp step,
                                                StringRef dataAxis,
@@ -150,39 +246,30 @@ LogicalResult autoshard::train::shardOptimizer(func::FuncOp step,
   // its per-parameter state arguments ("<param>.exp_avg", ...).
   llvm::StringMap<std::pair<dist::LayoutAttr, Type>> splitByName;
   SmallVector<std::pair<unsigned, dist::LayoutAttr>> pinned;
+  DenseSet<unsigned> padded;
   for (unsigned k = 0; k < step.getNumArguments(); ++k) {
     if (!isParam(step, k))
       continue;
     BlockArgument param = step.getArgument(k);
-    auto type = cast<RankedTensorType>(param.getType());
-    // A scalar has nothing to split (no layout spreads it), and a dynamic
-    // shape no size to weigh: both stay as propagation lays them out.
-    if (type.getRank() == 0 || !type.hasStaticShape())
-      continue;
-    int64_t bytes = bytesOf(type);
-    if (bytes < threshold)
-      continue;
-    TensorLayout own = paramLayout(param);
-    // Already split over the data axis: its state follows it as it is.
-    if (own.getDimOfAxis(*axis))
-      continue;
-    FailureOr<TensorLayout> split = splitOverData(own, type, mesh, *axis);
-    if (failed(split))
+    FailureOr<ParamShard> plan = planParam(param, mesh, *axis, threshold);
+    if (failed(plan))
       return emitError(param.getLoc())
              << "dist-training-step: optimizer-shard: parameter '"
-             << nameOf(step, k) << "' (" << type << ", " << bytes
-             << " bytes, layout " << own.str(mesh)
-             << ") has no dim that divides over data axis '" << dataAxis
-             << "' (" << axisSize
-             << " devices) times its own split; its optimizer state would "
-                "need an uneven split, whose gathers the runtime cannot run "
-                "(dynamic local shapes). Give it a dividing shape or layout, "
-                "or raise optimizer-shard-threshold above "
-             << bytes << " bytes to keep it replicated";
-    auto layout = dist::LayoutAttr::get(meshAttr, *split);
+             << nameOf(step, k) << "' (" << param.getType() << ", layout "
+             << paramLayout(param).str(mesh)
+             << ") is unevenly split on every dim; its optimizer state "
+                "cannot be split again over data axis '"
+             << dataAxis << "'. Raise optimizer-shard-threshold above "
+             << bytesOf(cast<RankedTensorType>(param.getType()))
+             << " bytes to keep it as it is";
+    if (!plan->split)
+      continue;
+    auto layout = dist::LayoutAttr::get(meshAttr, plan->layout);
     pinned.push_back({k, layout});
-    for (const std::string &suffix : stateSuffixes(type))
-      splitByName[(nameOf(step, k) + suffix).str()] = {layout, type};
+    if (plan->state != param.getType())
+      padded.insert(k);
+    for (const std::string &suffix : stateSuffixes(param.getType()))
+      splitByName[(nameOf(step, k) + suffix).str()] = {layout, plan->state};
   }
   for (unsigned i = 0; i < step.getNumArguments(); ++i) {
     if (!step.getArgAttr(i, "dist.init"))
@@ -202,12 +289,39 @@ LogicalResult autoshard::train::shardOptimizer(func::FuncOp step,
       annotate(b, step.getArgument(arg), layout);
   for (auto [arg, layout] : pinned) {
     Value v = next.lookup(arg);
+    // A padded parameter's update is sliced back to its type: the split
+    // layout is the padded update's.
+    if (padded.contains(arg))
+      if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>())
+        v = slice.getSource();
     Operation *def = v ? v.getDefiningOp() : nullptr;
     auto phase = def ? def->getAttrOfType<StringAttr>("dist.phase") : nullptr;
     if (!phase || phase.getValue() != "optimizer")
       continue;
     b.setInsertionPointAfter(def);
     annotate(b, v, layout);
+  }
+
+  // The accumulated gradient of a split parameter: the first micro-batch's
+  // gradient and every sum after it. A padded parameter's gradient is padded
+  // after the accumulation, which stays whole (its pad reads it whole).
+  for (auto [arg, layout] : pinned) {
+    if (!isParam(step, arg))
+      continue;
+    SmallVector<Operation *> sums;
+    for (Operation &op : body)
+      if (auto of = op.getAttrOfType<IntegerAttr>(kAccumulatesAttr))
+        if (of.getInt() == arg && op.getNumResults() == 1)
+          sums.push_back(&op);
+    if (sums.empty() || padded.contains(arg))
+      continue;
+    Value first = sums.front()->getOperand(0);
+    b.setInsertionPointAfterValue(first);
+    annotate(b, first, layout);
+    for (Operation *sum : sums) {
+      b.setInsertionPointAfter(sum);
+      annotate(b, sum->getResult(0), layout);
+    }
   }
   return success();
 }

@@ -28,6 +28,7 @@
 #include "autoshard/Train/VjpUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -60,6 +61,9 @@ struct StepLayout {
   SmallVector<unsigned> params; // @main argument numbers, in order
   SmallVector<unsigned> inputs;
   std::vector<train::StateSlot> state;
+  /// The type each parameter is updated at: its own, or padded where
+  /// optimizer shard splits it unevenly (OptimizerShard.h).
+  SmallVector<RankedTensorType> updateTypes;
   unsigned numParams() const { return params.size(); }
   unsigned stateBegin() const { return params.size(); }
   unsigned inputBegin() const { return params.size() + state.size(); }
@@ -92,6 +96,11 @@ struct DistTrainingStepPass
   void runOnOperation() override;
 
 private:
+  /// Optimizer shard: the option, or a strategy file's optimizer_shard
+  /// (set at the start of runOnOperation).
+  bool shardOn = false;
+  int64_t shardThreshold = 0;
+
   train::OptimizerConfig config() const {
     return {optimizer, lr, momentum, beta1, beta2, eps, weightDecay};
   }
@@ -148,10 +157,16 @@ DistTrainingStepPass::buildSignature(func::FuncOp main, StepLayout &l,
     return main.emitError("dist-training-step: @")
            << main.getSymName()
            << " has no parameters (arguments with dist.weight or dist.param)";
-  SmallVector<Type> paramTypes;
-  for (unsigned i : l.params)
+  SmallVector<Type> paramTypes, updateTypes;
+  for (unsigned i : l.params) {
     paramTypes.push_back(main.getArgumentTypes()[i]);
-  l.state = train::optimizerState(config(), paramTypes);
+    l.updateTypes.push_back(cast<RankedTensorType>(paramTypes.back()));
+    if (shardOn && !dataAxis.empty())
+      l.updateTypes.back() =
+          train::shardedStateType(main, i, dataAxis, shardThreshold);
+    updateTypes.push_back(l.updateTypes.back());
+  }
+  l.state = train::optimizerState(config(), updateTypes);
 
   SmallVector<Type> args, results;
   SmallVector<DictionaryAttr> argAttrs, resultAttrs;
@@ -357,8 +372,37 @@ LogicalResult DistTrainingStepPass::buildBody(func::FuncOp main,
   }
   for (unsigned k = 0; k < l.state.size(); ++k)
     state.push_back(step.getArgument(l.stateBegin() + k));
-  train::buildUpdate(b, step.getLoc(), config(), params, paramGrads, state,
-                     newParams, newState);
+  // A parameter optimizer shard splits unevenly is updated padded: the
+  // parameter and its gradient padded with zeros, the update sliced back.
+  SmallVector<Value> updated(params);
+  Location loc = step.getLoc();
+  auto pad = [&](Value v, RankedTensorType to) -> Value {
+    auto from = cast<RankedTensorType>(v.getType());
+    if (from == to)
+      return v;
+    SmallVector<OpFoldResult> low(from.getRank(), b.getIndexAttr(0)), high;
+    for (auto [n, m] : llvm::zip(from.getShape(), to.getShape()))
+      high.push_back(b.getIndexAttr(m - n));
+    Value zero = vjp::scalar(b, loc, from.getElementType(), 0.0);
+    return tensor::PadOp::create(b, loc, to, v, low, high, zero);
+  };
+  for (unsigned k = 0; k < params.size(); ++k) {
+    updated[k] = pad(params[k], l.updateTypes[k]);
+    paramGrads[k] = pad(paramGrads[k], l.updateTypes[k]);
+  }
+  train::buildUpdate(b, loc, config(), updated, paramGrads, state, newParams,
+                     newState);
+  for (unsigned k = 0; k < params.size(); ++k) {
+    auto type = cast<RankedTensorType>(params[k].getType());
+    if (newParams[k].getType() == type)
+      continue;
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+        sizes, strides(type.getRank(), b.getIndexAttr(1));
+    for (int64_t n : type.getShape())
+      sizes.push_back(b.getIndexAttr(n));
+    newParams[k] = tensor::ExtractSliceOp::create(b, loc, type, newParams[k],
+                                                  offsets, sizes, strides);
+  }
   tag.phase = {};
   SmallVector<Value> results = {lossValue};
   llvm::append_range(results, newParams);
@@ -402,12 +446,21 @@ LogicalResult DistTrainingStepPass::stepOnBatch(
   Value batchLoss;
   if (failed(backward(b, tag, params, output, labels, batchGrads, batchLoss)))
     return failure();
-  // Accumulate into the step's gradients and loss.
+  // Accumulate into the step's gradients and loss. The sums carry
+  // kAccumulatesAttr = the parameter's argument number until the pass ends
+  // (optimizer shard keeps them split, OptimizerShard.cpp).
   tag.phase = b.getStringAttr("backward");
   for (Value p : params)
     if (Value g = batchGrads.lookup(p)) {
       Value &sum = grads[p];
-      sum = sum ? vjp::add(b, p.getLoc(), sum, g) : g;
+      if (!sum) {
+        sum = g;
+        continue;
+      }
+      sum = vjp::add(b, p.getLoc(), sum, g);
+      sum.getDefiningOp()->setAttr(
+          train::kAccumulatesAttr,
+          b.getI64IntegerAttr(cast<BlockArgument>(p).getArgNumber()));
     }
   tag.phase = b.getStringAttr("loss");
   lossValue = lossValue ? vjp::add(b, batchLoss.getLoc(), lossValue, batchLoss)
@@ -446,6 +499,15 @@ void DistTrainingStepPass::runOnOperation() {
     ret.emitError("dist-training-step: ") << why;
     return signalPassFailure();
   }
+  // A strategy file's optimizer_shard (a module attribute) turns optimizer
+  // parallel on with its threshold.
+  shardOn = optimizerShard;
+  shardThreshold = optimizerShardThreshold;
+  if (auto fromFile =
+          module->getAttrOfType<DictionaryAttr>("dist.optimizer_shard")) {
+    shardOn = true;
+    shardThreshold = fromFile.getAs<IntegerAttr>("threshold").getInt();
+  }
   StepLayout l;
   FailureOr<func::FuncOp> step = buildSignature(main, l, *labelType);
   if (failed(step))
@@ -454,20 +516,12 @@ void DistTrainingStepPass::runOnOperation() {
     step->erase();
     return signalPassFailure();
   }
-  // Transformations of the built step (each in its own file). A strategy
-  // file's optimizer_shard (a module attribute) turns optimizer parallel on
-  // with its threshold.
-  bool shard = optimizerShard;
-  int64_t threshold = optimizerShardThreshold;
-  if (auto fromFile =
-          module->getAttrOfType<DictionaryAttr>("dist.optimizer_shard")) {
-    shard = true;
-    threshold = fromFile.getAs<IntegerAttr>("threshold").getInt();
-  }
+  // Transformations of the built step (each in its own file).
   if (failed(train::applyRecompute(*step, recompute)) ||
-      (shard && failed(shardOptimizerState(*step, threshold)))) {
+      (shardOn && failed(shardOptimizerState(*step, shardThreshold)))) {
     step->erase();
     return signalPassFailure();
   }
+  step->walk([](Operation *op) { op->removeAttr(train::kAccumulatesAttr); });
   main.erase();
 }

@@ -108,6 +108,8 @@ std::string driver::compilePipeline(const CompileOptions &options) {
   // Gradient fusion (training steps only; a forward has no gradients).
   os << " fusion-threshold-mb="
      << llvm::format("%.17g", options.fusionThresholdMb);
+  if (!options.fusionReport.empty())
+    os << " fusion-report=" << options.fusionReport;
   os << "}";
   return pipeline;
 }

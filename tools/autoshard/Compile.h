@@ -20,6 +20,9 @@ struct CompileOptions {
   bool enableAllToAll = false;
   /// Training steps: bucket gradient collectives up to this size (MB).
   double fusionThresholdMb = 64.0;
+  /// Training steps: the fusion pass's report (JSON), or "-" for one line
+  /// on stdout; empty: none.
+  std::string fusionReport;
 };
 
 /// Reads INPUT (.mlir, or .onnx through the importer) and applies --mesh.

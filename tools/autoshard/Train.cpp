@@ -195,6 +195,8 @@ static SmallVector<std::string> runArgs(const TrainOptions &o,
     args.append({"--losses-out", o.lossesOut});
   if (!o.paramsOut.empty())
     args.append({"--params-out", o.paramsOut});
+  if (!o.memoryOut.empty())
+    args.append({"--memory-out", o.memoryOut});
   if (o.backend != "cpu")
     args.push_back("--backend=" + o.backend);
   return args;

@@ -28,7 +28,7 @@ struct TrainOptions {
   int ranks = 0; // 0: the mesh size
   std::string backend = "cpu";
   unsigned seed = 1;
-  std::string lossesOut, paramsOut, workDir;
+  std::string lossesOut, paramsOut, memoryOut, workDir;
   const char *argv0 = nullptr;
 };
 

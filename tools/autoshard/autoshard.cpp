@@ -145,6 +145,11 @@ static cl::opt<std::string> paramsOut(
     cl::desc("Write the trained parameters and optimizer state as "
              "DIR/<name>.npy (named like the ONNX importer's weight files)"),
     cl::value_desc("dir"), TRAIN);
+static cl::opt<std::string> memoryOut(
+    "memory-out",
+    cl::desc("Write the bytes of the parameters, optimizer state and inputs "
+             "each rank holds (JSON, autoshard-run --memory-out)"),
+    cl::value_desc("file.json"), TRAIN);
 static cl::opt<std::string> entry("entry",
                                   cl::desc("The forward function (default "
                                            "main)"),
@@ -176,6 +181,11 @@ static cl::opt<double> fusionThresholdMb(
     cl::desc("Bucket gradient collectives up to this many MB (0: no "
              "fusion; default 64)"),
     cl::init(64.0), TRAIN);
+static cl::opt<std::string> fusionReport(
+    "fusion-report",
+    cl::desc("Write the gradient fusion report (JSON: gradient collectives "
+             "before and after, buckets) here; '-' prints one line"),
+    cl::value_desc("file|-"), TRAIN);
 
 static CompileOptions getCompileOptions() {
   CompileOptions o;
@@ -211,12 +221,14 @@ static TrainOptions getTrainOptions(const char *argv0) {
   t.seed = seed;
   t.lossesOut = lossesOut;
   t.paramsOut = paramsOut;
+  t.memoryOut = memoryOut;
   t.workDir = workDir;
   t.microBatches = microBatches;
   t.optimizerShard = optimizerShard;
   t.optimizerShardThreshold = optimizerShardThreshold;
   t.recompute = recompute;
   t.compile.fusionThresholdMb = fusionThresholdMb;
+  t.compile.fusionReport = fusionReport;
   t.argv0 = argv0;
   return t;
 }

@@ -3,6 +3,7 @@
 //   mpirun -np N autoshard-run PROGRAM.mlir [--input NAME=FILE.npy ...]
 //       [--seed S] [--output-dir DIR] [--timeout SECONDS]
 //       [--steps N] [--losses-out FILE.json] [--params-out DIR]
+//       [--memory-out FILE.json]
 //   autoshard-run --compare A.npy B.npy [--rtol R] [--atol A]
 //
 // Every rank parses and lowers the module, takes its mesh position from its
@@ -18,7 +19,8 @@
 // times; after each step every result with dist.tied_arg replaces its
 // argument as a local shard (the loader checked that both have the same
 // local type and layout, so nothing is gathered or re-cut), and rank 0
-// prints the step's loss (result 0).
+// prints the step's loss (result 0). --memory-out writes the bytes of the
+// local shards each rank holds of its parameters, optimizer state and inputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -124,6 +128,12 @@ static cl::opt<std::string> paramsOut(
              "importer names weight files: characters outside "
              "[A-Za-z0-9._-] become '_')"),
     cl::value_desc("dir"), cl::cat(category));
+static cl::opt<std::string> memoryOut(
+    "memory-out",
+    cl::desc("Write the bytes of the local input shards each rank holds, by "
+             "kind (JSON: parameters = tied arguments, optimizer_state = "
+             "dist.init arguments, inputs = the rest; per rank and the max)"),
+    cl::value_desc("file.json"), cl::cat(category));
 static cl::opt<bool> writeOutputs(
     "write-outputs",
     cl::desc("Write DIR/output_<i>.npy after the (last) run and print one "
@@ -578,6 +588,55 @@ std::string weightFileName(llvm::StringRef name, std::set<std::string> &used) {
   return file;
 }
 
+/// --memory-out: the bytes of the local input shards each rank holds, by
+/// kind: parameters (arguments a result is tied to, not zero-initialised),
+/// optimizer state (dist.init = "zeros") and the other inputs. Gathered to
+/// rank 0, which writes every rank's and the max over ranks.
+void writeMemory(const Setup &setup) {
+  const rt::Program &p = setup.program;
+  std::vector<bool> tied(p.inputs.size());
+  for (const rt::ProgramIO &out : p.outputs)
+    if (out.tiedInput >= 0)
+      tied[out.tiedInput] = true;
+  enum { kParams, kState, kInputs, kKinds };
+  std::vector<int64_t> mine(kKinds, 0);
+  for (size_t i = 0; i < setup.inputs.size(); ++i)
+    mine[p.inputs[i].zeroInit ? kState
+         : tied[i]            ? kParams
+                              : kInputs] += setup.inputs[i].getBytes();
+  std::vector<int64_t> all(mine);
+#ifdef AUTOSHARD_HAVE_MPI
+  all.resize(kKinds * job.size);
+  MPI_Gather(mine.data(), kKinds, MPI_INT64_T, all.data(), kKinds,
+             MPI_INT64_T, 0, MPI_COMM_WORLD);
+#endif
+  if (job.rank != 0)
+    return;
+  const char *names[kKinds] = {"parameters", "optimizer_state", "inputs"};
+  llvm::json::Array ranks;
+  llvm::json::Object most;
+  std::vector<int64_t> max(kKinds, 0);
+  for (int r = 0; r < job.size; ++r) {
+    llvm::json::Object rank{{"rank", r}};
+    for (int k = 0; k < kKinds; ++k) {
+      rank[names[k]] = all[r * kKinds + k];
+      max[k] = std::max(max[k], all[r * kKinds + k]);
+    }
+    ranks.push_back(std::move(rank));
+  }
+  for (int k = 0; k < kKinds; ++k)
+    most[names[k]] = max[k];
+  std::error_code ec;
+  llvm::raw_fd_ostream file(memoryOut, ec);
+  if (ec)
+    throw rt::Error("cannot write --memory-out '" + memoryOut +
+                    "': " + ec.message());
+  file << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"ranks", std::move(ranks)},
+                                     {"max", std::move(most)}}))
+       << "\n";
+}
+
 /// Rank 0 writes every tied result's global value into --params-out.
 void writeParams(Setup &setup, rt::Backend &backend,
                  const std::vector<rt::Tensor> &outputs) {
@@ -681,6 +740,8 @@ int main(int argc, char **argv) {
           throw rt::Error("injected failure (--debug-fail-rank)");
         if (job.rank == debugHangRank && debugHangStep == 0)
           hang();
+        if (!memoryOut.empty())
+          writeMemory(setup);
         std::vector<rt::Tensor> inputs;
         for (const rt::Tensor &t : setup.inputs)
           inputs.push_back(backend->upload(t));
