@@ -545,6 +545,8 @@ FailureOr<rt::Program> Loader::run(StringRef entry) {
       io.name = name.str();
     if (auto file = attrs.getAs<StringAttr>("dist.weight"))
       io.file = file.str();
+    if (auto sum = attrs.getAs<StringAttr>("dist.weight_checksum"))
+      io.fileChecksum = sum.str();
     if (!partitioned)
       return success();
     if (auto global = attrs.getAs<TypeAttr>("dist.global_type")) {

@@ -155,8 +155,8 @@ std::string DeviceMesh::validate() const {
   int64_t devices = 1;
   for (const MeshAxis &a : axes) {
     if (a.size > kMaxDevices || devices > kMaxDevices / a.size)
-      return "mesh " + str() + " has more than " +
-             std::to_string(kMaxDevices) + " devices" +
+      return "mesh " + str() + " has more than " + std::to_string(kMaxDevices) +
+             " devices" +
              (a.size > kMaxDevices ? " on axis '" + a.name + "' alone" : "") +
              "; autoshard supports at most that many";
     devices *= a.size;

@@ -73,7 +73,9 @@ public:
       return "text after the header dict";
     if (!haveDescr || !haveFortran || !haveShape)
       return std::string("the header lacks '") +
-             (!haveDescr ? "descr" : !haveFortran ? "fortran_order" : "shape") +
+             (!haveDescr     ? "descr"
+              : !haveFortran ? "fortran_order"
+                             : "shape") +
              "'";
     return "";
   }
@@ -95,8 +97,8 @@ private:
     if (text.substr(pos, w.size()) != w)
       return false;
     size_t end = pos + w.size();
-    if (end < text.size() && (isalnum(static_cast<unsigned char>(text[end])) ||
-                              text[end] == '_'))
+    if (end < text.size() &&
+        (isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
       return false;
     pos = end;
     return true;
@@ -139,8 +141,8 @@ private:
       }
       if (pos == start)
         return "'shape' holds something other than non-negative integers";
-      if (v != 0 && out.numElements >
-                        std::numeric_limits<int64_t>::max() / 8 / v)
+      if (v != 0 &&
+          out.numElements > std::numeric_limits<int64_t>::max() / 8 / v)
         return "the element count of 'shape' is too large";
       out.numElements *= v;
       out.shape.push_back(v);

@@ -48,6 +48,21 @@ static LogicalResult applyMesh(ModuleOp module, StringRef spec) {
   return success();
 }
 
+/// Where an ONNX input's weights go unless --weights-dir says: a directory
+/// named for the output (out/prog.mlir -> out/prog.weights), or for the model
+/// when the program goes to stdout (./model.weights). Never one shared
+/// directory: two models would overwrite each other's files (the program
+/// also records each file's checksum, so a run notices).
+std::string driver::defaultWeightsDir(const CompileOptions &options) {
+  SmallString<256> dir;
+  if (options.output.empty() || options.output == "-")
+    dir = llvm::sys::path::filename(options.input);
+  else
+    dir = options.output;
+  llvm::sys::path::replace_extension(dir, "weights");
+  return std::string(dir);
+}
+
 OwningOpRef<ModuleOp> driver::loadInput(MLIRContext &ctx,
                                         const CompileOptions &options) {
   if (!llvm::sys::fs::exists(options.input)) {
@@ -59,9 +74,9 @@ OwningOpRef<ModuleOp> driver::loadInput(MLIRContext &ctx,
 #ifdef AUTOSHARD_HAVE_ONNX
     OnnxImportOptions importOptions;
     importOptions.strategyFile = options.strategyFile;
-    // Weights go next to the output unless told otherwise.
-    importOptions.weightsDir =
-        options.weightsDir.empty() ? "autoshard-weights" : options.weightsDir;
+    importOptions.weightsDir = options.weightsDir.empty()
+                                   ? defaultWeightsDir(options)
+                                   : options.weightsDir;
     module = importOnnxFile(options.input, &ctx, importOptions);
     if (module && !options.mesh.empty() &&
         failed(applyMesh(*module, options.mesh)))

@@ -14,6 +14,9 @@ struct CompileOptions {
   std::string mesh;         // "dp=2,mp=4"; empty: from the input
   std::string strategyFile; // ONNX inputs: YAML/JSON strategy file
   std::string weightsDir;   // ONNX inputs: where initializers are written
+  /// The compiled program's path ("-": stdout); names the default weights
+  /// directory of an ONNX input.
+  std::string output = "-";
   std::string report;       // propagation report (JSON) path
   std::string solver = "dp";
   std::string cluster;
@@ -24,6 +27,10 @@ struct CompileOptions {
   /// on stdout; empty: none.
   std::string fusionReport;
 };
+
+/// The directory ONNX weights are written to when options.weightsDir is
+/// empty.
+std::string defaultWeightsDir(const CompileOptions &options);
 
 /// Reads INPUT (.mlir, or .onnx through the importer) and applies --mesh.
 mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &ctx,

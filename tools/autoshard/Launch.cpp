@@ -51,6 +51,12 @@ LogicalResult driver::writeModule(ModuleOp module, StringRef path) {
   if (ec)
     return failure();
   module.print(os);
+  // A full disk shows up when the buffer is flushed.
+  os.close();
+  if (os.has_error()) {
+    os.clear_error();
+    return failure();
+  }
   return success();
 }
 

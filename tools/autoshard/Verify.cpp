@@ -38,7 +38,21 @@ static int runProgram(const RankTools &tools, StringRef program, int ranks,
 int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
   if (o.backend != "cpu" && o.backend != "cuda")
     return fail("--backend must be cpu or cuda, got '" + o.backend + "'");
-  OwningOpRef<ModuleOp> original = loadInput(ctx, o.compile);
+  if (!(o.rtol >= 0) || !(o.atol >= 0))
+    return fail("--rtol and --atol must be non-negative");
+  // Where programs, weights and outputs go.
+  FailureOr<std::string> work = makeWorkDir(o.workDir, "autoshard-verify");
+  if (failed(work))
+    return 1;
+  auto path = [&](StringRef name) {
+    SmallString<128> p(*work);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  CompileOptions compileOptions = o.compile;
+  if (compileOptions.weightsDir.empty())
+    compileOptions.weightsDir = path("weights");
+  OwningOpRef<ModuleOp> original = loadInput(ctx, compileOptions);
   if (!original)
     return 1;
   auto meshAttr =
@@ -56,15 +70,6 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
     return fail("--ranks " + Twine(ranks) + " does not match the mesh's " +
                 Twine(meshAttr.getNumDevices()) + " devices");
 
-  // Where programs and outputs go.
-  FailureOr<std::string> work = makeWorkDir(o.workDir, "autoshard-verify");
-  if (failed(work))
-    return 1;
-  auto path = [&](StringRef name) {
-    SmallString<128> p(*work);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  };
   std::string originalPath = path("original.mlir");
   std::string partitionedPath = path("partitioned.mlir");
   if (failed(writeModule(*original, originalPath)) ||

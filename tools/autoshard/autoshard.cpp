@@ -55,7 +55,8 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     weightsDir("weights-dir",
                cl::desc("Where ONNX initializers are written as .npy "
-                        "(default: next to the output)"),
+                        "(default: OUT.weights for -o OUT.mlir, else "
+                        "./MODEL.weights; verify: its work dir)"),
                cl::value_desc("dir"), BOTH);
 static cl::opt<std::string>
     report("report", cl::desc("Write the propagation report (JSON) here"),
@@ -193,6 +194,7 @@ static CompileOptions getCompileOptions() {
   o.mesh = meshSpec;
   o.strategyFile = strategy;
   o.weightsDir = weightsDir;
+  o.output = output;
   o.report = report;
   o.solver = solver;
   o.cluster = cluster;
@@ -247,6 +249,15 @@ static int runCompile(mlir::MLIRContext &ctx) {
   module->print(out->os());
   out->os() << "\n";
   out->keep();
+  // A full disk shows up when the buffer is flushed.
+  out->os().close();
+  if (out->os().has_error()) {
+    WithColor::error(errs(), "autoshard")
+        << "cannot write '" << output
+        << "': " << out->os().error().message() << "\n";
+    out->os().clear_error();
+    return 1;
+  }
   return 0;
 }
 

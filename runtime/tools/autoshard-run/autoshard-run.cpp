@@ -36,14 +36,17 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #ifdef AUTOSHARD_HAVE_MPI
 #include <mpi.h>
@@ -226,9 +229,10 @@ private:
   Clock::time_point fromNow() const {
     // Ranks fire one after another: the first exit ends every rank, so the
     // job reports one timeout instead of N.
-    return Clock::now() +
-           std::chrono::duration_cast<Clock::duration>(
-               std::chrono::duration<double>(seconds + 0.5 * job.rank));
+    // Saturated: a huge (or infinite) timeout would overflow the clock.
+    double wait = std::min(seconds, 1e9) + 0.5 * job.rank;
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(wait));
   }
 
   double seconds;
@@ -286,10 +290,37 @@ struct Setup {
   rt::Program program;
   std::unique_ptr<rt::Communicator> comm;
   std::vector<rt::Tensor> inputs;
+  /// A hash of each input's global value: every rank must have read the same
+  /// (the same --seed, --input files and weight files).
+  std::vector<uint64_t> inputHashes;
   /// Rank 0 with --losses-out: opened during setup so that a bad path fails
   /// before training, not after it.
   std::unique_ptr<llvm::raw_fd_ostream> lossesFile;
 };
+
+/// Whether every rank read the same global inputs; else an error naming the
+/// first input and the ranks that differ from rank 0.
+std::string checkInputsAgree(const Setup &setup) {
+#ifdef AUTOSHARD_HAVE_MPI
+  const std::vector<uint64_t> &mine = setup.inputHashes;
+  std::vector<uint64_t> all(mine.size() * job.size);
+  MPI_Allgather(mine.data(), mine.size(), MPI_UINT64_T, all.data(), mine.size(),
+                MPI_UINT64_T, MPI_COMM_WORLD);
+  for (size_t i = 0; i < mine.size(); ++i) {
+    std::string ranks;
+    for (int r = 1; r < job.size; ++r)
+      if (all[r * mine.size() + i] != all[i])
+        ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    if (!ranks.empty())
+      return "ranks disagree on input '" + setup.program.inputs[i].name +
+             "': rank(s) " + ranks +
+             " read other values than rank 0; start every rank with the "
+             "same --seed, --input files and weight files";
+  }
+#endif
+  (void)setup;
+  return "";
+}
 
 /// Whether result 0 is a loss: a rank-0 float.
 bool hasScalarLoss(const rt::Program &p) {
@@ -345,6 +376,24 @@ void checkStepFlags(Setup &setup) {
   }
 }
 
+/// A dist.weight file must still hold what the compiler wrote (another
+/// model compiled to the same place would silently replace it).
+void checkWeightChecksum(const rt::ProgramIO &io, const std::string &file) {
+  if (io.fileChecksum.empty())
+    return;
+  auto buf = llvm::MemoryBuffer::getFile(file, /*IsText=*/false);
+  if (!buf)
+    throw rt::Error("cannot read weight file '" + file +
+                    "': " + buf.getError().message());
+  std::string sum = llvm::utohexstr(llvm::xxh3_64bits((*buf)->getBuffer()),
+                                    /*LowerCase=*/true, /*Width=*/16);
+  if (sum != io.fileChecksum)
+    throw rt::Error("weight file '" + file + "' of input '" + io.name +
+                    "' changed since the program was compiled (checksum " +
+                    sum + ", expected " + io.fileChecksum +
+                    "); recompile the model");
+}
+
 /// The global value of input `i`: --input NAME=FILE (by dist.name, argN or
 /// N; recorded in `used`), else zeros for dist.init = "zeros", else the
 /// dist.weight file (relative to the program), else the seeded initialiser.
@@ -375,6 +424,7 @@ rt::Tensor loadGlobalInput(const rt::Program &p, size_t i,
     if (!llvm::sys::path::is_absolute(resolved) && !programDir.empty())
       resolved = (programDir + "/" + io.file).str();
     file = std::string(resolved);
+    checkWeightChecksum(io, file);
   }
   rt::Tensor global =
       file.empty() ? rt::makeSeededTensor(info.type, io.globalShape, seed, i)
@@ -441,6 +491,8 @@ void prepare(Setup &setup, mlir::MLIRContext &context) {
   for (size_t i = 0; i < p.inputs.size(); ++i) {
     rt::Tensor global =
         loadGlobalInput(p, i, given, argNames, usedNames, programDir);
+    setup.inputHashes.push_back(llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+        static_cast<const uint8_t *>(global.getRawData()), global.getBytes())));
     setup.inputs.push_back(rt::cutShard(global, p.mesh, p.inputs[i].layout, pos,
                                         p.values[p.inputs[i].value].shape));
   }
@@ -674,6 +726,16 @@ int main(int argc, char **argv) {
       "\"zeros\"),\nelse read their dist.weight file, else are seeded. "
       "With --steps N the\nprogram is a training step: results with "
       "dist.tied_arg feed the next step.\n");
+  if (std::isnan(timeoutSeconds)) {
+    llvm::errs() << "autoshard-run: error: --timeout must be a number of "
+                    "seconds (0: never), got nan\n";
+    return 2;
+  }
+  if (!(relTol >= 0) || !(absTol >= 0)) {
+    llvm::errs() << "autoshard-run: error: --rtol and --atol must be "
+                    "non-negative\n";
+    return 2;
+  }
   if (compareMode)
     return runCompare();
   if (positional.size() != 1) {
@@ -720,6 +782,10 @@ int main(int argc, char **argv) {
     MPI_Allreduce(MPI_IN_PLACE, &failedRank, 1, MPI_INT, MPI_MIN,
                   MPI_COMM_WORLD);
 #endif
+    // Every rank computes the same verdict from the gathered hashes; rank 0
+    // reports it.
+    if (failedRank == job.size && !(error = checkInputsAgree(setup)).empty())
+      failedRank = 0;
     if (failedRank < job.size) {
       if (failedRank == job.rank) {
         while (!error.empty() && error.back() == '\n')

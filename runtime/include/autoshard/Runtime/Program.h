@@ -214,6 +214,9 @@ struct ProgramIO {
   ValueId value = -1;
   std::string name;    // dist.name, else "argN" / "resultN"
   std::string file;    // dist.weight: a .npy with the global value
+  /// dist.weight_checksum: what the compiler wrote to `file` (xxh3-64 of its
+  /// bytes, 16 hex digits); empty if not recorded.
+  std::string fileChecksum;
   Shape globalShape;   // dist.global_type, else the local shape
   TensorLayout layout; // dist.layout, else replicated
   /// Results only (dist.tied_arg): the input this output replaces when the
