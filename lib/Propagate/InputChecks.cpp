@@ -2,12 +2,16 @@
 
 #include "InputChecks.h"
 
+#include "autoshard/Support/DeviceMesh.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
+using namespace autoshard;
 
 /// Whether `t` is a statically shaped tensor without elements.
 static bool isZeroSize(Type t) {
@@ -59,6 +63,26 @@ LogicalResult autoshard::checkPropagateInput(ModuleOp module) {
       module.walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
         if (isa<func::FuncOp, ModuleOp>(op))
           return WalkResult::advance();
+        // A grid becomes the mesh when nothing else gives one: it must be one.
+        if (auto grid = dyn_cast<shard::GridOp>(op)) {
+          std::vector<MeshAxis> axes;
+          for (auto [i, size] : llvm::enumerate(grid.getShape())) {
+            if (ShapedType::isDynamic(size)) {
+              grid.emitError() << "dist-propagate: grid @" << grid.getSymName()
+                               << " has a dynamic size ('?') on axis " << i
+                               << "; autoshard needs a grid of static sizes";
+              return WalkResult::interrupt();
+            }
+            axes.push_back({"g" + std::to_string(i), size, 0.0, 0.0});
+          }
+          if (std::string err = DeviceMesh(std::move(axes)).validate();
+              !err.empty()) {
+            grid.emitError()
+                << "dist-propagate: grid @" << grid.getSymName() << ": " << err;
+            return WalkResult::interrupt();
+          }
+          return WalkResult::advance();
+        }
         StringRef ns = op->getName().getDialectNamespace();
         bool call = isa<CallOpInterface>(op);
         if (call || isa<RegionBranchOpInterface>(op) || ns == "scf" ||

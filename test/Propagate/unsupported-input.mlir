@@ -73,3 +73,18 @@ func.func @zero(%a: tensor<8x16xf32>) -> tensor<8x0xf32> {
   return %s : tensor<8x0xf32>
 }
 }
+
+// -----
+
+// A grid with a dynamic size used to become a mesh axis of size
+// -9223372036854775808 ("split count -9223372036854775808").
+module {
+  // expected-error @below {{dist-propagate: grid @mesh has a dynamic size ('?') on axis 1; autoshard needs a grid of static sizes}}
+  shard.grid @mesh(shape = 2x?)
+  func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %s = shard.sharding @mesh split_axes = [[0], [1]] : !shard.sharding
+    %a = shard.shard %x to %s : tensor<8x16xf32>
+    %y = math.tanh %a : tensor<8x16xf32>
+    return %y : tensor<8x16xf32>
+  }
+}
