@@ -117,4 +117,14 @@ TEST(Npy, RoundTrip) {
   llvm::sys::fs::remove(path);
 }
 
+// Issue 22: a full disk was noticed only by the destructor (an abort), or
+// not at all for small files.
+TEST(Npy, ReportsAFullDisk) {
+  if (!llvm::sys::fs::exists("/dev/full"))
+    GTEST_SKIP() << "no /dev/full";
+  std::vector<float> data = {1.0f, 2.0f};
+  std::string err = writeNpyF32("/dev/full", {2}, data);
+  EXPECT_NE(err.find("cannot write '/dev/full'"), std::string::npos) << err;
+}
+
 } // namespace

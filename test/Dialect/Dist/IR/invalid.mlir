@@ -213,6 +213,23 @@ func.func @zero_axis(%a: tensor<8x8xf32>) {
 
 // -----
 
+// Issue 22: a device count past int64 wrapped (SIGFPE in the planner).
+func.func @huge_mesh(%a: tensor<8x8xf32>) {
+  // expected-error @+1 {{mesh [dp=2, mp=2, a=4294967296, b=4294967296] has more than 1048576 devices on axis 'a' alone; autoshard supports at most that many}}
+  %0 = dist.annotate %a : tensor<8x8xf32> as #dist.layout<#dist.mesh<[dp = 2, mp = 2, a = 4294967296, b = 4294967296]>, [[], []]>
+  return
+}
+
+// -----
+
+func.func @too_many_devices(%a: tensor<8x8xf32>) {
+  // expected-error @+1 {{mesh [a=2048, b=1024] has more than 1048576 devices; autoshard supports at most that many}}
+  %0 = dist.annotate %a : tensor<8x8xf32> as #dist.layout<#dist.mesh<[a = 2048, b = 1024]>, [[], []]>
+  return
+}
+
+// -----
+
 func.func @device_count(%a: tensor<8x8xf32>) {
   // expected-error @+1 {{mesh has 4 positions but 3 device ids}}
   %0 = dist.annotate %a : tensor<8x8xf32> as #dist.layout<#dist.mesh<[x = 2, y = 2], devices = [0, 1, 2]>, [[], []]>
