@@ -34,6 +34,8 @@ import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+from benchlib import cpu_name  # noqa: E402
 GEN = os.path.join(REPO, "scripts", "gen_models.py")
 
 UPSTREAM_PASSES = {"prop": "func.func(sharding-propagation)",
@@ -432,17 +434,6 @@ def count_only(path):
         print("%s unpriced" % op)
     print("total %s %.0f" % (format_counts(c["counts"]), c["bytes"]))
     return 0
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def bench_one(model, L, args, mesh, sizes, mlir_opt, as_opt, tmp):

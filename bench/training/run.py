@@ -29,29 +29,24 @@ models still show the losses PyTorch recorded in test/Train/Inputs.
 bench/README.md describes the columns and the results.
 """
 
-import argparse
 import array
-import datetime
 import importlib.util
 import json
 import os
-import platform
 import random
 import re
-import resource
-import shutil
-import statistics
 import struct
-import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-FIXTURES = os.path.join(REPO, "test", "Train", "Inputs")
+sys.path.insert(0, os.path.dirname(HERE))
+import benchlib  # noqa: E402
+from benchlib import (BenchError, CpuWatch, checked, fmt_ms,  # noqa: E402
+                      fmt_ratio, median)
+
+REPO = benchlib.REPO
 GEN = os.path.join(REPO, "scripts", "gen_models.py")
-TORCH_STEP = os.path.join(HERE, "torch_step.py")
 
 # Collective counting, op counting and --mlir-timing parsing are the
 # propagation benchmark's (one implementation for both benches).
@@ -75,40 +70,15 @@ PHASES = [("train-step", ["DistTrainingStep"]), ("propagate", ["DistPropagate"])
           ("parse+print", ["Parser", "Output"])]
 
 
-class BenchError(Exception):
-    pass
-
-
 # ----------------------------------------------------------------------------
-# Small helpers
+# Small helpers (the shared ones are bench/benchlib.py's)
 # ----------------------------------------------------------------------------
 
-def run(cmd, timeout, env=None):
-    """(returncode, stdout, stderr, wall seconds)."""
-    start = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
-                           text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise BenchError("timed out after %gs: %s" % (timeout, " ".join(cmd[:3])))
-    except OSError as e:
-        raise BenchError("cannot run %s: %s" % (cmd[0], e.strerror))
-    return p.returncode, p.stdout, p.stderr, time.perf_counter() - start
+LEFT = ("model", "mesh", "run", "collectives")
 
 
-def first_error(text, rc):
-    for line in text.splitlines():
-        if "error" in line.lower():
-            return line.strip()[:160]
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
-    return (lines[0][:160] if lines else "no diagnostic") + " (exit status %d)" % rc
-
-
-def checked(cmd, timeout, env=None):
-    rc, out, err, wall = run(cmd, timeout, env)
-    if rc != 0:
-        raise BenchError(first_error(err + out, rc))
-    return out, err, wall
+def table(header, rows):
+    return benchlib.table(header, rows, LEFT)
 
 
 def write_npy(path, shape, values, descr):
@@ -123,75 +93,6 @@ def write_npy(path, shape, values, descr):
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
         f.write(header.encode("latin1"))
         f.write(data.tobytes())
-
-
-class CpuWatch:
-    """CPU time the rest of the machine used while this bench ran: busy
-    time from /proc/stat minus this process's and its children's own (the
-    tools, mpirun and its ranks, torch). A quiet machine shows ~0; a build
-    running next to the bench shows up here, whatever the load average
-    says (it lags by a minute and counts the bench's own 4 ranks)."""
-
-    def __init__(self):
-        self.start = self._sample()
-
-    @staticmethod
-    def _sample():
-        try:
-            with open("/proc/stat") as f:
-                fields = [int(x) for x in f.readline().split()[1:]]
-            busy = (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            busy = None
-        own = sum(getattr(resource.getrusage(who), f)
-                  for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-                  for f in ("ru_utime", "ru_stime"))
-        return busy, own, time.perf_counter()
-
-    def other(self):
-        """(CPU seconds of other processes, wall seconds) since start."""
-        busy, own, wall = self._sample()
-        if busy is None or self.start[0] is None:
-            return None, wall - self.start[2]
-        return max(0.0, (busy - self.start[0]) - (own - self.start[1])), wall - self.start[2]
-
-
-def find_tool(name, bindir):
-    if bindir:
-        path = os.path.join(bindir, name)
-        if not os.path.exists(path):
-            sys.exit("error: no %s in --bin %s" % (name, bindir))
-        return path
-    return shutil.which(name) or os.path.join(REPO, "build", "bin", name)
-
-
-def median(xs):
-    return statistics.median(xs) if xs else None
-
-
-def fmt_ms(v, digits=2):
-    return "-" if v is None else "%.*f" % (digits, v)
-
-
-def fmt_ratio(a, b):
-    return "-" if a is None or b is None or b <= 0 else "%.2fx" % (a / b)
-
-
-LEFT = ("model", "mesh", "run", "collectives")
-
-
-def table(header, rows):
-    """Text columns (LEFT, and any non-number) left-aligned, numbers right."""
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    lines = ["  ".join(str(c).ljust(w) if header[i] in LEFT or not _numeric(c) else str(c).rjust(w)
-                       for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-             for row in [header] + rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _numeric(c):
-    return bool(re.match(r"^-?[\d.]+(x|e[-+]\d+)?$", str(c)))
 
 
 # ----------------------------------------------------------------------------
@@ -214,38 +115,26 @@ class Model:
 
 def prepare_fixture(name, args, tools, work):
     m = Model(name)
-    src = os.path.join(FIXTURES, name)
-    with open(os.path.join(src, "config.json")) as f:
-        config = json.load(f)
-    m.loss = "mse" if name == "mlp" else "cross_entropy"
-    data = list(config["inputs"].items())
-    label_file = config["labels"][m.loss]["file"]
-    m.inputs = [(n, os.path.join(src, d["file"])) for n, d in data] + \
-               [("labels", os.path.join(src, label_file))]
+    fx = benchlib.Fixture(name)
+    m.loss = fx.loss
+    m.inputs = fx.inputs + [("labels", fx.labels)]
     weights = os.path.join(work, name + "-weights")
-    onnx = os.path.join(src, "model.onnx")
-    batch_input = data[0][0]
+    batch_input, batch_data = fx.data[0]
     dp4 = os.path.join(work, name + "-dp4.yaml")
     with open(dp4, "w") as f:
         f.write("mesh: {dp: 4}\nstrategies:\n  - match: \"%s\"\n    layout: [[dp]%s]\n"
-                % (batch_input, ", []" * (len(data[0][1]["shape"]) - 1)))
-    strategies = {"1": None, "dp=4": dp4, "dp=2,mp=2": os.path.join(src, "strategy.yaml")}
+                % (batch_input, ", []" * (len(batch_data["shape"]) - 1)))
+    strategies = {"1": None, "dp=4": dp4, "dp=2,mp=2": os.path.join(fx.dir, "strategy.yaml")}
     for mesh, strategy in strategies.items():
         out = os.path.join(work, "%s-%s.mlir" % (name, slug(mesh)))
-        cmd = [tools["translate"], "--import-onnx", onnx, "--weights-dir", weights, "-o", out]
-        if strategy:
-            cmd += ["--strategy", strategy]
+        cmd = fx.import_cmd(tools["translate"], weights, out, strategy)
         for _ in range(args.compile_runs if mesh == "1" else 1):
             m.import_s.append(checked(cmd, args.timeout)[2])
         m.ir[mesh] = out
-    m.torch_spec = {"model": "fixture-" + name, "config": os.path.join(src, "config.json"),
-                    "weights_dir": weights, "inputs": [f for _, f in m.inputs[:-1]],
-                    "labels": m.inputs[-1][1], "loss": m.loss}
-    # What PyTorch recorded for this run (5 Adam steps, lr 0.01) when the
-    # fixtures were written: the reference when torch is not here.
-    run_name = "adam" if m.loss == "mse" or name == "gpt" else "adam_ce"
-    with open(os.path.join(src, "losses_%s.json" % run_name)) as f:
-        m.torch_losses = json.load(f)
+    m.torch_spec = fx.torch_spec(weights)
+    # What PyTorch recorded for this run when the fixtures were written: the
+    # reference when torch is not here.
+    m.torch_losses = fx.torch_losses
     return m
 
 
@@ -323,8 +212,8 @@ def prepare_gen_gpt(args, work):
 # ----------------------------------------------------------------------------
 
 def training_step_option(model, mesh):
-    opt = "loss=%s optimizer=adam lr=%g" % (model.loss, ADAM["lr"])
-    return opt + ("" if mesh == "1" else " data-axis=dp")
+    return benchlib.training_step_option(model.loss, dict(ADAM, name="adam"),
+                                         None if mesh == "1" else "dp")
 
 
 def slug(mesh):
@@ -393,35 +282,10 @@ def run_steps(model, mesh, ranks, program, args, tools, work):
 # torch
 # ----------------------------------------------------------------------------
 
-def find_torch(args):
-    """(python, version) of the first candidate that imports torch and numpy,
-    or (None, why)."""
-    if args.no_torch:
-        return None, "--no-torch"
-    candidates = [args.torch_python] if args.torch_python else [sys.executable, "/usr/bin/python3"]
-    for py in candidates:
-        if not py or not os.path.exists(py):
-            continue
-        try:
-            p = subprocess.run([py, "-c", "import numpy, torch; print(torch.__version__)"],
-                               capture_output=True, text=True, timeout=120)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if p.returncode == 0:
-            return py, p.stdout.strip()
-    return None, "no python with torch and numpy among %s" % ", ".join(c for c in candidates if c)
-
-
 def torch_steps(model, threads, args, py, work):
-    spec = dict(model.torch_spec, threads=threads, steps=args.steps, optimizer=ADAM)
+    spec = dict(model.torch_spec, steps=args.steps, optimizer=ADAM)
     path = os.path.join(work, "%s-torch%d.json" % (model.name, threads))
-    with open(path, "w") as f:
-        json.dump(spec, f)
-    # One thread means one: OpenMP/BLAS pools sized like set_num_threads.
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
-               OPENBLAS_NUM_THREADS=str(threads))
-    out, _, _ = checked([py, TORCH_STEP, path], args.timeout * (args.steps + 1), env)
-    r = json.loads(out.strip().splitlines()[-1])
+    r = benchlib.run_torch(spec, threads, py, path, args.timeout * (args.steps + 1))
     r["median_ms"] = median(r["times_ms"][1:] or r["times_ms"])
     return r
 
@@ -430,15 +294,8 @@ def torch_steps(model, threads, args, py, work):
 # Main
 # ----------------------------------------------------------------------------
 
-def cpu_name():
-    return prop.cpu_name()
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 epilog="bench/README.md: what the columns mean, results.")
-    ap.add_argument("--models", default=",".join(MODELS),
-                    help="comma-separated: %s (default: all)" % ", ".join(MODELS))
+    ap = benchlib.make_parser(__doc__, "bench/README.md: what the columns mean, results.", MODELS)
     ap.add_argument("--steps", type=int, default=10,
                     help="training steps per run; step times are the median "
                          "over steps 2..N (default: 10)")
@@ -455,24 +312,14 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=20240611, help="gen-gpt weights and batch")
     ap.add_argument("--quick", action="store_true",
                     help="smoke mode: mlp only, 2 steps, 1 compile run, no torch")
-    ap.add_argument("--no-torch", action="store_true", help="leave out the torch columns")
-    ap.add_argument("--torch-python", help="python with torch and numpy "
-                    "(default: this one, else /usr/bin/python3)")
     ap.add_argument("--torch-threads", help="comma-separated torch thread counts "
                     "(default: 1 and all CPUs)")
-    ap.add_argument("--bin", help="directory of autoshard-opt, -translate, -run "
-                    "(default: PATH, else build/bin)")
     ap.add_argument("--mpirun", default="mpirun --allow-run-as-root --oversubscribe",
                     help="launcher for the 4-rank runs")
-    ap.add_argument("--timeout", type=float, default=300, help="seconds per command (per step for runs)")
-    ap.add_argument("--json", help="write every number to this file")
-    ap.add_argument("--keep", help="work directory to keep (default: a temporary one)")
+    benchlib.add_common_arguments(ap, "seconds per command (per step for runs)")
     args = ap.parse_args(argv)
 
-    models = [m.strip() for m in args.models.split(",") if m.strip()]
-    for m in models:
-        if m not in MODELS:
-            sys.exit("error: unknown model '%s' (%s)" % (m, ", ".join(MODELS)))
+    models = benchlib.parse_models(args.models, MODELS)
     meshes = [s.strip().replace("+", ",") for s in args.meshes.split(",") if s.strip()]
     for s in meshes:
         if s not in dict(MESHES):
@@ -486,29 +333,21 @@ def main(argv=None):
         sys.exit("error: --steps and --compile-runs must be at least 1")
     if any(m.endswith("/cpu") for m in meshes) and not os.path.exists(args.cluster):
         sys.exit("error: no cluster file %s" % args.cluster)
-    tools = {k: find_tool("autoshard-" + k, args.bin) for k in ("opt", "translate", "run")}
-    for path in tools.values():
-        if not os.path.exists(path):
-            sys.exit("error: cannot find %s; build it or pass --bin" % path)
-    py, torch_version = find_torch(args)
+    tools = benchlib.find_tools(args.bin)
+    py, torch_version = benchlib.find_torch(args.no_torch, args.torch_python)
     cpus = os.cpu_count() or 1
     threads = [int(t) for t in args.torch_threads.split(",")] if args.torch_threads else \
         sorted({1, cpus})
 
     work = args.keep or tempfile.mkdtemp(prefix="autoshard-bench-training-")
     os.makedirs(work, exist_ok=True)
-    meta = {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": "%s, %d CPUs, %s" % (cpu_name(), cpus, platform.machine()),
-        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
-        "torch": torch_version if py else None, "torch_python": py,
-        "torch_note": None if py else torch_version,
-        "steps": args.steps, "compile_runs": args.compile_runs, "tools": tools,
-        "optimizer": dict(ADAM, name="adam"),
-    }
+    meta, start_line = benchlib.start_meta()
+    meta.update({"torch": torch_version if py else None, "torch_python": py,
+                 "torch_note": None if py else torch_version,
+                 "steps": args.steps, "compile_runs": args.compile_runs, "tools": tools,
+                 "optimizer": dict(ADAM, name="adam")})
     print("# autoshard training step vs PyTorch CPU: compile time, step time, losses")
-    print("# %s; %s; load average %s at start" % (meta["date"], meta["machine"],
-                                                   " ".join("%.2f" % x for x in os.getloadavg())))
+    print(start_line)
     print("# Adam lr %g; %d steps per run, step time = median of steps 2..%d; compile = "
           "median of %d runs" % (ADAM["lr"], args.steps, args.steps, args.compile_runs))
     print("# torch: %s" % ("%s (%s), threads %s" % (torch_version, py, ",".join(map(str, threads)))
@@ -566,12 +405,7 @@ def main(argv=None):
             if m is not None:
                 e["reference_torch_losses"] = m.torch_losses
                 e["loss"] = m.loss
-        with open(args.json, "w") as f:
-            json.dump({"meta": meta, "results": results}, f, indent=1)
-            f.write("\n")
-    if not args.keep:
-        shutil.rmtree(work, ignore_errors=True)
-    return 1 if failed else 0
+    return benchlib.finish(args, work, meta, results, failed)
 
 
 def report(results, meshes, threads, py, meta, args):
@@ -680,17 +514,11 @@ def report(results, meshes, threads, py, meta, args):
     print(table(header, rows))
     print()
     print("load average at end: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
-    cpus = os.cpu_count() or 1
     for e in results:
         if e.get("other_cpu_s") is not None:
-            print("%s: other processes used %.1f CPU-s in its %.1f s (%.0f%% of %d CPUs)"
-                  % (e["model"], e["other_cpu_s"], e["wall_s"],
-                     100 * e["other_cpu_s"] / max(e["wall_s"], 1e-9) / cpus, cpus))
-
+            print("%s: other processes used %s" % (
+                e["model"], benchlib.describe_other_cpu(e["other_cpu_s"], e["wall_s"])))
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BenchError as e:
-        sys.exit("error: %s" % e)
+    benchlib.run_main(main)

@@ -15,6 +15,10 @@ count. Each step is timed as a whole:
 Prints one JSON object: torch version, threads, per-step wall times (ms) and
 losses (loss.item() of each step, i.e. before that step's update).
 
+With "mode": "forward" in SPEC (bench/runtime/run.py) it times `repeat`
+forward passes instead, under torch.no_grad() after two warm-up calls, and
+prints their wall times (ms) and the output's sum.
+
 Models:
   fixture-mlp, fixture-gpt  scripts/export_training_fixtures.py's MLP and
       TrainGPT (the classes that wrote test/Train/Inputs/*/model.onnx), with
@@ -119,6 +123,21 @@ class GenGPT(nn.Module):
         return h @ self.w_head
 
 
+def forward(model, inputs, repeat):
+    model.eval()
+    times = []
+    with torch.no_grad():
+        for _ in range(2):
+            out = model(*inputs)
+        for _ in range(repeat):
+            start = time.perf_counter()
+            out = model(*inputs)
+            times.append((time.perf_counter() - start) * 1e3)
+    json.dump({"torch": torch.__version__, "threads": torch.get_num_threads(),
+               "times_ms": times, "output_sum": float(out.sum())}, sys.stdout)
+    sys.stdout.write("\n")
+
+
 def main():
     with open(sys.argv[1]) as f:
         spec = json.load(f)
@@ -128,8 +147,11 @@ def main():
     else:
         model = GenGPT(spec["shapes"], spec["weights_dir"], spec["layers"],
                        spec["heads"])
-    model.train()
     inputs = [torch.from_numpy(np.load(f)) for f in spec["inputs"]]
+    if spec.get("mode") == "forward":
+        forward(model, inputs, spec["repeat"])
+        return
+    model.train()
     labels = torch.from_numpy(np.load(spec["labels"]))
     o = spec["optimizer"]
     opt = torch.optim.Adam(model.parameters(), lr=o["lr"],

@@ -1,5 +1,6 @@
 //===- CpuBackend.cpp - The CPU backend (OpenBLAS + loops) ----------------===//
 
+#include "BufferPool.h"
 #include "CpuKernels.h"
 #include "KernelChecks.h"
 #include "ScalarEval.h"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -137,8 +139,18 @@ public:
   std::string getName() const override { return "cpu"; }
 
   Tensor allocate(DType type, const Shape &shape) override {
-    return Tensor(type, shape);
+    Tensor t = allocateUninitialized(type, shape);
+    std::memset(t.getRawData(), 0, t.getBytes());
+    return t;
   }
+  Tensor allocateUninitialized(DType type, const Shape &shape) override {
+    for (int64_t d : shape)
+      if (d < 0)
+        throw Error("negative dimension in tensor shape");
+    return Tensor(type, shape,
+                  pool->get(getNumElements(shape) * getDTypeSize(type)));
+  }
+  MemoryStats getMemoryStats() const override { return pool->getStats(); }
   Tensor upload(const Tensor &host) override { return host; }
   Tensor download(const Tensor &t) override { return t; }
 
@@ -154,7 +166,7 @@ public:
     if (value.getNumElements() != 1)
       throw Error("fill: the fill value must be a single element, got " +
                   value.getTypeString());
-    Tensor one(dst.getDType(), {});
+    Tensor one = allocateUninitialized(dst.getDType(), {});
     if (isFloatDType(value.getDType()))
       one.setFromDouble(0, value.getAsDouble(0));
     else
@@ -272,7 +284,7 @@ public:
     if (out.getNumElements() != outer)
       throw Error("reduce: result " + out.getTypeString() +
                   " does not match the kept dims of " + in.getTypeString());
-    Tensor tmp(in.getDType(), permShape);
+    Tensor tmp = allocateUninitialized(in.getDType(), permShape);
     transpose(in, tmp, perm);
     switch (in.getDType()) {
     case DType::F32:
@@ -489,6 +501,12 @@ private:
       throw Error("matmul: BLAS path needs f32 or f64, got " +
                   c.getTypeString());
   }
+
+  /// Tensor buffers: 64-byte aligned host blocks, reused after they die.
+  std::shared_ptr<BufferPool> pool = BufferPool::create(
+      MemorySpace::Host,
+      [](size_t bytes) { return std::aligned_alloc(64, bytes); },
+      [](void *block) { std::free(block); });
 };
 } // namespace
 

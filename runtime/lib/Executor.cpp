@@ -48,13 +48,26 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
                   (inputs[i].isNull() ? "nothing" : inputs[i].getTypeString()));
     env[io.value] = inputs[i];
   }
+  double runStart = profiler ? Profiler::now() : 0;
   for (current = 0; current < program.instructions.size(); ++current) {
     const Instruction &inst = program.instructions[current];
+    double start = 0;
+    if (profiler) {
+      start = Profiler::now();
+      nestedSeconds = 0;
+    }
     try {
       execute(inst, env);
+      if (profiler)
+        backend.synchronize();
     } catch (const Error &e) {
       throw Error(std::string(e.what()) +
                   (inst.location.empty() ? "" : " (at " + inst.location + ")"));
+    }
+    if (profiler) {
+      double end = Profiler::now();
+      profiler->add(profileSlots[current], end - start - nestedSeconds);
+      start = end;
     }
     for (ValueId id : inst.results) {
       const ValueInfo &info = program.values[id];
@@ -70,12 +83,52 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
     for (ValueId id : inst.operands)
       if (lastUse[id] == current)
         env[id] = Tensor();
+    if (profiler) // freeing: allocation time, no call
+      profiler->add(allocationSlot, Profiler::now() - start, 0);
   }
   std::vector<Tensor> outputs;
   for (const ProgramIO &out : program.outputs)
     outputs.push_back(env[out.value]);
   backend.synchronize();
+  if (profiler)
+    profiler->addRun(Profiler::now() - runStart);
   return outputs;
+}
+
+void Executor::setProfiler(Profiler *p) {
+  profiler = p;
+  profileSlots.clear();
+  if (!profiler)
+    return;
+  for (size_t i = 0; i < program.instructions.size(); ++i)
+    profileSlots.push_back(profiler->getSlot(getProfileKind(i)));
+  allocationSlot = profiler->getSlot("allocation");
+  initCopySlot = profiler->getSlot("init copy");
+}
+
+std::string Executor::getProfileKind(size_t i) const {
+  const Instruction &inst = program.instructions[i];
+  if (inst.kind == OpKind::Collective)
+    return "collective " +
+           std::string(stringifyCollectiveKind(inst.collective.kind));
+  if (inst.kind == OpKind::Generic)
+    return "generic (interpreted)";
+  return std::string(stringifyOpKind(inst.kind));
+}
+
+Tensor Executor::allocate(DType type, const Shape &shape, bool zeroed) {
+  if (!profiler)
+    return zeroed ? backend.allocate(type, shape)
+                  : backend.allocateUninitialized(type, shape);
+  double start = Profiler::now();
+  Tensor t = zeroed ? backend.allocate(type, shape)
+                    : backend.allocateUninitialized(type, shape);
+  if (zeroed)
+    backend.synchronize();
+  double seconds = Profiler::now() - start;
+  profiler->add(allocationSlot, seconds);
+  nestedSeconds += seconds;
+  return t;
 }
 
 Tensor Executor::takeInit(std::vector<Tensor> &env, ValueId id,
@@ -89,8 +142,15 @@ Tensor Executor::takeInit(std::vector<Tensor> &env, ValueId id,
     init = Tensor();
     return t;
   }
-  Tensor copy = backend.allocate(init.getDType(), init.getShape());
+  Tensor copy = allocate(init.getDType(), init.getShape(), /*zeroed=*/false);
+  double start = profiler ? Profiler::now() : 0;
   backend.copy(init, copy);
+  if (profiler) {
+    backend.synchronize();
+    double seconds = Profiler::now() - start;
+    profiler->add(initCopySlot, seconds);
+    nestedSeconds += seconds;
+  }
   return copy;
 }
 
@@ -133,8 +193,9 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
   auto resultInfo = [&](size_t k) -> const ValueInfo & {
     return program.values[inst.results[k]];
   };
+  // Results the kernel overwrites whole need no zero-fill.
   auto fresh = [&](size_t k) {
-    return backend.allocate(resultInfo(k).type, resultInfo(k).shape);
+    return allocate(resultInfo(k).type, resultInfo(k).shape, /*zeroed=*/false);
   };
   Tensor &res = env[inst.results.empty() ? 0 : inst.results[0]];
 
@@ -143,7 +204,7 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     res = backend.upload(inst.constant);
     return;
   case OpKind::Empty:
-    res = fresh(0);
+    res = allocate(resultInfo(0).type, resultInfo(0).shape, /*zeroed=*/true);
     return;
   case OpKind::Fill: {
     Tensor out = fresh(0);
@@ -308,7 +369,7 @@ void Executor::executeCollective(const Instruction &inst,
   auto swapBlocks = [&](const Tensor &t, int64_t a, int64_t blocks, int64_t b,
                         int64_t c) {
     Tensor view = t.reshaped({a, blocks, b, c});
-    Tensor out = backend.allocate(type, {blocks, a, b, c});
+    Tensor out = allocate(type, {blocks, a, b, c}, /*zeroed=*/false);
     backend.transpose(view, out, {1, 0, 2, 3});
     return out;
   };
@@ -323,13 +384,13 @@ void Executor::executeCollective(const Instruction &inst,
 
   switch (step.kind) {
   case CollectiveKind::AllReduce: {
-    Tensor out = backend.allocate(type, inShape);
+    Tensor out = allocate(type, inShape, /*zeroed=*/false);
     comm.allReduce(input.getRawData(), out.getRawData(), input.getNumElements(),
                    type, step.reduction, axes);
     return finish(out);
   }
   case CollectiveKind::MakePartial: {
-    Tensor out = backend.allocate(type, inShape);
+    Tensor out = allocate(type, inShape, /*zeroed=*/true);
     bool keep = me == 0 || step.reduction == ReductionKind::Max ||
                 step.reduction == ReductionKind::Min;
     if (keep) {
@@ -352,12 +413,12 @@ void Executor::executeCollective(const Instruction &inst,
     std::vector<int64_t> offsets(rank, 0), sizes = inShape, strides(rank, 1);
     offsets[step.dim] = offset;
     sizes[step.dim] = extent;
-    Tensor out = backend.allocate(type, sizes);
+    Tensor out = allocate(type, sizes, /*zeroed=*/false);
     backend.extractSlice(input, out, offsets, sizes, strides);
     // A padded uneven result keeps its shard at the origin.
     if (out.getShape() != outInfo.shape &&
         out.getNumElements() != getNumElements(outInfo.shape)) {
-      Tensor padded = backend.allocate(type, outInfo.shape);
+      Tensor padded = allocate(type, outInfo.shape, /*zeroed=*/true);
       backend.insertSlice(out, padded, std::vector<int64_t>(rank, 0), sizes,
                           strides);
       return finish(padded);
@@ -368,11 +429,13 @@ void Executor::executeCollective(const Instruction &inst,
     needDim(step.dim);
     Around ar = around(inShape, step.dim);
     if (!uneven) {
-      Tensor recv = backend.allocate(type, {n, ar.pre, ar.mid, ar.post});
+      Tensor recv =
+          allocate(type, {n, ar.pre, ar.mid, ar.post}, /*zeroed=*/false);
       comm.allGather(input.getRawData(), recv.getRawData(), input.getBytes(),
                      axes);
       Tensor view = recv.reshaped({n, ar.pre, ar.mid, ar.post});
-      Tensor out = backend.allocate(type, {ar.pre, n, ar.mid, ar.post});
+      Tensor out =
+          allocate(type, {ar.pre, n, ar.mid, ar.post}, /*zeroed=*/false);
       backend.transpose(view, out, {1, 0, 2, 3});
       return finish(out);
     }
@@ -381,21 +444,21 @@ void Executor::executeCollective(const Instruction &inst,
     std::vector<int64_t> offsets(rank, 0), strides(rank, 1);
     Shape mine = inShape;
     mine[step.dim] = inst.groupExtents[me];
-    Tensor own = backend.allocate(type, mine);
+    Tensor own = allocate(type, mine, /*zeroed=*/false);
     backend.extractSlice(input, own, offsets, mine, strides);
     std::vector<int64_t> recvBytes;
     for (int64_t k = 0; k < n; ++k)
       recvBytes.push_back(ar.pre * inst.groupExtents[k] * ar.post * elem);
     Shape full = inShape;
     full[step.dim] = prefix(n);
-    Tensor recv = backend.allocate(type, {getNumElements(full)});
+    Tensor recv = allocate(type, {getNumElements(full)}, /*zeroed=*/false);
     comm.allGatherV(own.getRawData(), recv.getRawData(), recvBytes, axes);
-    Tensor out = backend.allocate(type, full);
+    Tensor out = allocate(type, full, /*zeroed=*/false);
     int64_t at = 0;
     for (int64_t k = 0; k < n; ++k) {
       Shape piece = inShape;
       piece[step.dim] = inst.groupExtents[k];
-      Tensor block = backend.allocate(type, piece);
+      Tensor block = allocate(type, piece, /*zeroed=*/false);
       std::vector<int64_t> start{at}, sz{getNumElements(piece)}, one{1};
       backend.extractSlice(recv, block, start, sz, one);
       offsets[step.dim] = prefix(k);
@@ -413,7 +476,8 @@ void Executor::executeCollective(const Instruction &inst,
                     input.getTypeString() + " does not split " +
                     std::to_string(n) + " ways");
       Tensor packed = swapBlocks(input, ar.pre, n, ar.mid / n, ar.post);
-      Tensor out = backend.allocate(type, {ar.pre, ar.mid / n, ar.post});
+      Tensor out =
+          allocate(type, {ar.pre, ar.mid / n, ar.post}, /*zeroed=*/false);
       comm.reduceScatter(packed.getRawData(), out.getRawData(),
                          out.getNumElements(), type, step.reduction, axes);
       return finish(out);
@@ -426,11 +490,12 @@ void Executor::executeCollective(const Instruction &inst,
       Shape piece = inShape;
       piece[step.dim] = inst.groupExtents[k];
       offsets[step.dim] = prefix(k);
-      owned.push_back(backend.allocate(type, piece));
+      owned.push_back(allocate(type, piece, /*zeroed=*/false));
       backend.extractSlice(input, owned.back(), offsets, piece, strides);
       counts.push_back(getNumElements(piece));
     }
-    Tensor packed = backend.allocate(type, {prefix(n) * ar.pre * ar.post});
+    Tensor packed =
+        allocate(type, {prefix(n) * ar.pre * ar.post}, /*zeroed=*/false);
     int64_t at = 0;
     for (int64_t k = 0; k < n; ++k) {
       Tensor flat = owned[k].reshaped({counts[k]});
@@ -439,11 +504,11 @@ void Executor::executeCollective(const Instruction &inst,
     }
     Shape mine = inShape;
     mine[step.dim] = inst.groupExtents[me];
-    Tensor out = backend.allocate(type, mine);
+    Tensor out = allocate(type, mine, /*zeroed=*/false);
     comm.reduceScatterV(packed.getRawData(), out.getRawData(), counts, type,
                         step.reduction, axes);
     if (getNumElements(mine) != getNumElements(outInfo.shape)) {
-      Tensor padded = backend.allocate(type, outInfo.shape);
+      Tensor padded = allocate(type, outInfo.shape, /*zeroed=*/true);
       backend.insertSlice(out, padded, std::vector<int64_t>(rank, 0), mine,
                           strides);
       return finish(padded);
@@ -462,14 +527,14 @@ void Executor::executeCollective(const Instruction &inst,
                   input.getTypeString() + " does not split " +
                   std::to_string(n) + " ways");
     Tensor packed = swapBlocks(input, as.pre, n, as.mid / n, as.post);
-    Tensor recv = backend.allocate(type, packed.getShape());
+    Tensor recv = allocate(type, packed.getShape(), /*zeroed=*/false);
     comm.allToAll(packed.getRawData(), recv.getRawData(), packed.getBytes() / n,
                   axes);
     Shape block = inShape;
     block[split] /= n;
     Around ac = around(block, cat);
     Tensor view = recv.reshaped({n, ac.pre, ac.mid, ac.post});
-    Tensor out = backend.allocate(type, {ac.pre, n, ac.mid, ac.post});
+    Tensor out = allocate(type, {ac.pre, n, ac.mid, ac.post}, /*zeroed=*/false);
     backend.transpose(view, out, {1, 0, 2, 3});
     return finish(out);
   }
@@ -482,7 +547,7 @@ void Executor::executeCollective(const Instruction &inst,
       if (d == pos)
         src = s;
     }
-    Tensor out = backend.allocate(type, inShape);
+    Tensor out = allocate(type, inShape, /*zeroed=*/false);
     if (src < 0)
       backend.copy(input, out);
     comm.sendRecv(input.getRawData(), dst, out.getRawData(), src,

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autoshard/Runtime/CudaBackend.h"
+#include "../BufferPool.h"
 #include "../KernelChecks.h"
 #include "CudaContext.h"
 #include "CudaKernels.h"
@@ -109,25 +110,6 @@ struct Context {
     if (info.stream)
       cudaStreamDestroy(info.stream);
   }
-};
-
-class DeviceBuffer final : public Buffer {
-public:
-  DeviceBuffer(std::shared_ptr<Context> ctx, int64_t size)
-      : ctx(std::move(ctx)) {
-    space = MemorySpace::Device;
-    bytes = size;
-    if (size > 0)
-      AUTOSHARD_CUDA_CHECK(cudaMallocAsync(&data, static_cast<size_t>(size),
-                                           this->ctx->info.stream));
-  }
-  ~DeviceBuffer() override {
-    if (data)
-      cudaFreeAsync(data, ctx->info.stream);
-  }
-
-private:
-  std::shared_ptr<Context> ctx;
 };
 
 uint8_t *devicePtr(const Tensor &t, const char *what) {
@@ -248,15 +230,27 @@ public:
         cudaStreamCreateWithFlags(&ctx->info.stream, cudaStreamNonBlocking));
     // Keep freed blocks in the stream-ordered pool: the executor frees
     // every value after its last use and reallocates the same sizes.
-    cudaMemPool_t pool;
-    AUTOSHARD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    cudaMemPool_t streamPool;
+    AUTOSHARD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&streamPool, device));
     uint64_t keep = UINT64_MAX;
-    AUTOSHARD_CUDA_CHECK(
-        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    AUTOSHARD_CUDA_CHECK(cudaMemPoolSetAttribute(
+        streamPool, cudaMemPoolAttrReleaseThreshold, &keep));
     AUTOSHARD_CUBLAS_CHECK(cublasCreate(&ctx->blas));
     AUTOSHARD_CUBLAS_CHECK(cublasSetStream(ctx->blas, ctx->info.stream));
     AUTOSHARD_CUDA_CHECK(cudaMalloc(&ctx->fault, sizeof(DeviceFault)));
     AUTOSHARD_CUDA_CHECK(cudaMemset(ctx->fault, 0, sizeof(DeviceFault)));
+    // Freed buffers are reused without synchronising: every kernel, copy
+    // and NCCL call runs on this one stream, in order. Blocks go back to
+    // the stream-ordered pool when the last buffer and the backend are gone.
+    std::shared_ptr<Context> c = ctx;
+    pool = BufferPool::create(
+        MemorySpace::Device,
+        [c](size_t bytes) {
+          void *block = nullptr;
+          AUTOSHARD_CUDA_CHECK(cudaMallocAsync(&block, bytes, c->info.stream));
+          return block;
+        },
+        [c](void *block) { cudaFreeAsync(block, c->info.stream); });
   }
 
   const StreamInfo &getInfo() const { return ctx->info; }
@@ -266,9 +260,6 @@ public:
   }
 
   Tensor allocate(DType type, const Shape &shape) override {
-    for (int64_t d : shape)
-      if (d < 0)
-        throw Error("negative dimension in tensor shape");
     Tensor t = allocateUninitialized(type, shape);
     if (t.getBytes() > 0)
       AUTOSHARD_CUDA_CHECK(
@@ -566,13 +557,17 @@ public:
     insertSlice(source, out, low, source.getShape(), strides);
   }
 
+  Tensor allocateUninitialized(DType type, const Shape &shape) override {
+    for (int64_t d : shape)
+      if (d < 0)
+        throw Error("negative dimension in tensor shape");
+    int64_t bytes = getNumElements(shape) * getDTypeSize(type);
+    return Tensor(type, shape, pool->get(bytes));
+  }
+  MemoryStats getMemoryStats() const override { return pool->getStats(); }
+
 private:
   cudaStream_t stream() const { return ctx->info.stream; }
-
-  Tensor allocateUninitialized(DType type, const Shape &shape) {
-    int64_t bytes = getNumElements(shape) * getDTypeSize(type);
-    return Tensor(type, shape, std::make_shared<DeviceBuffer>(ctx, bytes));
-  }
 
   /// Waits for the stream and turns a fault raised by a kernel into an
   /// rt::Error (resetting the fault word for the next kernel).
@@ -679,6 +674,7 @@ private:
   }
 
   std::shared_ptr<Context> ctx;
+  std::shared_ptr<BufferPool> pool; // made once the stream exists
 };
 
 void CudaBackend::generic(const GenericSpec &spec,

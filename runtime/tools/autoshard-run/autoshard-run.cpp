@@ -111,6 +111,21 @@ static cl::opt<int> repeat("repeat",
                            cl::desc("Run the program this many times and "
                                     "report the mean step time"),
                            cl::init(1), cl::cat(category));
+static cl::opt<bool> memoryStats(
+    "memory-stats",
+    cl::desc("Print each rank's buffer-pool counters after the run (rank 0): "
+             "system allocations and bytes, pool hits, peak bytes in use, "
+             "and the allocations after the first run or step"),
+    cl::cat(category));
+static cl::opt<bool>
+    profileTable("profile",
+                 cl::desc("Print rank 0's time and calls per kernel kind over "
+                          "all runs"),
+                 cl::cat(category));
+static cl::opt<std::string>
+    profileJson("profile-json",
+                cl::desc("Write rank 0's time per kernel kind as JSON"),
+                cl::value_desc("file.json"), cl::cat(category));
 static cl::opt<int>
     steps("steps",
           cl::desc("Run the program N times as training steps: after each "
@@ -296,6 +311,8 @@ struct Setup {
   /// Rank 0 with --losses-out: opened during setup so that a bad path fails
   /// before training, not after it.
   std::unique_ptr<llvm::raw_fd_ostream> lossesFile;
+  /// The backend's pool counters after the first run (--memory-stats).
+  rt::MemoryStats afterFirstRun;
 };
 
 /// Whether every rank read the same global inputs; else an error naming the
@@ -562,8 +579,12 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
     if (job.rank == debugHangRank && step == debugHangStep)
       hang();
     auto start = std::chrono::steady_clock::now();
-    for (int r = 0; r < runs; ++r)
+    for (int r = 0; r < runs; ++r) {
+      outputs.clear(); // their buffers serve the next run
       outputs = executor.run(inputs);
+      if (step == 1 && r == 0)
+        setup.afterFirstRun = backend.getMemoryStats();
+    }
     // Gathering the loss (a few bytes) also waits for the step to finish.
     rt::Tensor loss;
     if (withLoss)
@@ -689,6 +710,52 @@ void writeMemory(const Setup &setup) {
        << "\n";
 }
 
+/// --memory-stats: every rank's pool counters, gathered to rank 0, which
+/// prints a line each ("memory:" alone on one rank).
+void printMemoryStats(Setup &setup, rt::Backend &backend) {
+  rt::MemoryStats now = backend.getMemoryStats();
+  int64_t mine[] = {now.systemAllocations,
+                    now.systemBytes,
+                    now.poolHits,
+                    now.peakBytesInUse,
+                    now.systemAllocations -
+                        setup.afterFirstRun.systemAllocations,
+                    now.systemBytes - setup.afterFirstRun.systemBytes};
+  std::vector<std::vector<uint8_t>> all =
+      setup.comm->gatherToRoot(mine, sizeof(mine));
+  if (job.rank != 0)
+    return;
+  const char *first = isTrainingRun(setup.program) ? "step" : "run";
+  for (size_t r = 0; r < all.size(); ++r) {
+    int64_t v[6];
+    std::memcpy(v, all[r].data(), sizeof(v));
+    llvm::outs() << "memory"
+                 << (all.size() > 1 ? " rank " + std::to_string(r)
+                                    : std::string())
+                 << ": " << v[0] << " system allocations (" << v[1]
+                 << " bytes), " << v[2] << " pool hits, peak " << v[3]
+                 << " bytes in use; allocations after the first " << first
+                 << ": " << v[4] << " (" << v[5] << " bytes)\n";
+  }
+}
+
+/// --profile / --profile-json: rank 0's time per kernel kind.
+void writeProfile(const rt::Profiler &profiler) {
+  if (job.rank != 0)
+    return;
+  if (profileTable)
+    llvm::outs() << profiler.formatTable();
+  if (profileJson.empty())
+    return;
+  std::error_code ec;
+  llvm::raw_fd_ostream file(profileJson, ec);
+  if (!ec)
+    file << profiler.formatJson();
+  if (ec || (file.close(), file.has_error()))
+    throw rt::Error("cannot write --profile-json '" + profileJson + "'");
+  llvm::outs() << "profile -> " << profileJson << "\n";
+}
+
 /// Rank 0 writes every tied result's global value into --params-out.
 void writeParams(Setup &setup, rt::Backend &backend,
                  const std::vector<rt::Tensor> &outputs) {
@@ -808,12 +875,26 @@ int main(int argc, char **argv) {
           hang();
         if (!memoryOut.empty())
           writeMemory(setup);
+        rt::Profiler profiler;
+        if (profileTable || !profileJson.empty())
+          executor.setProfiler(&profiler);
         std::vector<rt::Tensor> inputs;
-        for (const rt::Tensor &t : setup.inputs)
-          inputs.push_back(backend->upload(t));
+        for (const rt::Tensor &t : setup.inputs) {
+          // In the backend's pool, so that the buffers of the arguments a
+          // step replaces serve the next step.
+          rt::Tensor in = backend->upload(t);
+          if (in.getBuffer() == t.getBuffer()) {
+            in = backend->allocateUninitialized(t.getDType(), t.getShape());
+            backend->copy(t, in);
+          }
+          inputs.push_back(in);
+        }
         setup.inputs.clear(); // the host copies are no longer needed
         std::vector<rt::Tensor> outputs =
             runSteps(setup, *backend, executor, std::move(inputs), watchdog);
+        if (memoryStats)
+          printMemoryStats(setup, *backend);
+        writeProfile(profiler);
         // Gathering the results is one more phase of the same job.
         watchdog.rearm();
         if (writeOutputs)

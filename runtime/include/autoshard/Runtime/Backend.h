@@ -21,6 +21,19 @@
 
 namespace autoshard::rt {
 
+/// The allocation counters of a backend's buffer pool (BufferPool): every
+/// tensor buffer it hands out (allocate, upload, kernel temporaries) comes
+/// from the system the first time its size class is needed and from the
+/// pool (buffers freed earlier) after that. Bytes are pool capacities.
+struct MemoryStats {
+  int64_t systemAllocations = 0; // blocks obtained from malloc / cudaMalloc
+  int64_t systemBytes = 0;       // their bytes: all the pool ever holds
+  int64_t poolHits = 0;          // allocations served by a freed block
+  int64_t bytesInUse = 0;        // lent to live tensors now
+  int64_t peakBytesInUse = 0;    // the most lent at once
+  int64_t pooledBytes = 0;       // freed, kept for reuse now
+};
+
 class Backend {
 public:
   virtual ~Backend();
@@ -28,6 +41,12 @@ public:
 
   /// A zero-filled tensor in this backend's memory.
   virtual Tensor allocate(DType type, const Shape &shape) = 0;
+  /// The same without zero-filling, for results a kernel overwrites whole.
+  virtual Tensor allocateUninitialized(DType type, const Shape &shape) {
+    return allocate(type, shape);
+  }
+  /// The counters of this backend's buffer pool (zeros without one).
+  virtual MemoryStats getMemoryStats() const { return {}; }
   /// Host <-> backend memory (identity for the CPU backend).
   virtual Tensor upload(const Tensor &host) = 0;
   virtual Tensor download(const Tensor &tensor) = 0;

@@ -4,6 +4,7 @@
 
 #include "autoshard/Runtime/Backend.h"
 #include "autoshard/Runtime/Communicator.h"
+#include "autoshard/Runtime/Profiler.h"
 #include "autoshard/Runtime/Program.h"
 
 namespace autoshard::rt {
@@ -22,16 +23,29 @@ public:
   /// with the input value's type; returns the local outputs.
   std::vector<Tensor> run(const std::vector<Tensor> &inputs);
 
+  /// Times every instruction into `profiler` from the next run on (null:
+  /// stop). On a device backend each instruction is then synchronised.
+  void setProfiler(Profiler *profiler);
+
 private:
   void execute(const Instruction &inst, std::vector<Tensor> &env);
   void executeCollective(const Instruction &inst, std::vector<Tensor> &env);
   Tensor takeInit(std::vector<Tensor> &env, ValueId id, size_t instIndex);
+  /// A value's buffer from the backend: zero-filled, or uninitialised for
+  /// one a kernel overwrites whole; timed as "allocation" when profiling.
+  Tensor allocate(DType type, const Shape &shape, bool zeroed);
+  /// The profile kind of instruction `i`.
+  std::string getProfileKind(size_t i) const;
 
   const Program &program;
   Backend &backend;
   Communicator &comm;
   std::vector<size_t> lastUse; // instruction index of each value's last use
   size_t current = 0;
+  Profiler *profiler = nullptr;
+  std::vector<size_t> profileSlots; // per instruction
+  size_t allocationSlot = 0, initCopySlot = 0;
+  double nestedSeconds = 0; // charged to other kinds within an instruction
 };
 
 } // namespace autoshard::rt
