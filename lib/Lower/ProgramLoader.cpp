@@ -2,6 +2,8 @@
 
 #include "autoshard/Lower/ProgramLoader.h"
 
+#include "Contraction.h"
+
 #include "autoshard/Dialect/Dist/IR/DistDialect.h"
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 
@@ -85,7 +87,8 @@ LogicalResult linearize(AffineExpr expr, int64_t numLoops,
 
 class Loader {
 public:
-  Loader(ModuleOp module) : module(module) {}
+  Loader(ModuleOp module, const LowerOptions &options)
+      : module(module), options(options) {}
   FailureOr<rt::Program> run(StringRef entry);
 
 private:
@@ -112,6 +115,7 @@ private:
                             std::vector<rt::ValueId> &dynamic);
 
   ModuleOp module;
+  LowerOptions options;
   rt::Program program;
   llvm::DenseMap<Value, rt::ValueId> ids;
   bool partitioned = false;
@@ -781,6 +785,19 @@ LogicalResult Loader::lowerLinalg(linalg::LinalgOp op) {
     inst.transB = tb;
     return success();
   };
+  // Contractions (named or generic) as GEMMs; the plain matmul and
+  // batch_matmul below are what is left with them off.
+  if (options.gemmContractions) {
+    lower::PlanBuilder builder{
+        program, [&](Value v, Operation *user) { return lookup(v, user); },
+        [&](Value v) { return define(v); },
+        [&](rt::OpKind kind, Operation *at) -> rt::Instruction & {
+          return emit(kind, at);
+        }};
+    FailureOr<bool> gemm = lower::tryLowerContraction(op, builder);
+    if (failed(gemm) || *gemm)
+      return success(succeeded(gemm));
+  }
   if (isa<linalg::MatmulOp>(raw) && blas && maps.size() == 3 &&
       maps[2] == dims({0, 1}, 3)) {
     bool ta = maps[0] == dims({2, 0}, 3), tb = maps[1] == dims({1, 2}, 3);
@@ -796,6 +813,9 @@ LogicalResult Loader::lowerLinalg(linalg::LinalgOp op) {
       return emitBlas(rt::OpKind::BatchMatmul, ta, tb);
   }
   if (auto transpose = dyn_cast<linalg::TransposeOp>(raw)) {
+    // Read by GEMMs only, which read its input instead.
+    if (options.gemmContractions && lower::isFoldedIntoContractions(transpose))
+      return success();
     FailureOr<rt::ValueId> in = lookup(transpose.getInput(), raw);
     FailureOr<rt::ValueId> init = lookup(transpose.getInit(), raw);
     if (failed(in) || failed(init))
@@ -1271,7 +1291,8 @@ LogicalResult Loader::lowerOp(Operation *op) {
 } // namespace
 
 FailureOr<rt::Program> autoshard::lowerToProgram(ModuleOp module,
-                                                 StringRef entry) {
-  Loader loader(module);
+                                                 StringRef entry,
+                                                 const LowerOptions &options) {
+  Loader loader(module, options);
   return loader.run(entry);
 }

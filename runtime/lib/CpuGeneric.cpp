@@ -377,6 +377,10 @@ void autoshard::rt::cpu::runGeneric(const GenericSpec &spec,
       throw Error("generic: negative loop range");
     total *= r;
   }
+  // An empty iteration space touches nothing (and has no last index to
+  // check bounds with).
+  if (total == 0)
+    return;
   int32_t numOperands = spec.numInputs + spec.numOutputs;
   std::vector<LinearAccess> acc;
   for (int32_t k = 0; k < numOperands; ++k) {
@@ -384,8 +388,6 @@ void autoshard::rt::cpu::runGeneric(const GenericSpec &spec,
         k < spec.numInputs ? *inputs[k] : *outputs[k - spec.numInputs];
     acc.push_back(foldMap(spec.maps[k], t, ranges, k));
   }
-  if (total == 0)
-    return;
 
   // Batch along the innermost loop unless an output revisits an element
   // there (a reduction over it): then each point must see the previous

@@ -14,8 +14,13 @@
 //  - an unpartitioned (global) module: no `dist.global_type` anywhere; it
 //    runs on a one-device mesh, annotations (`dist.annotate`, `dist.reshard`,
 //    `shard.shard`) are identities.
-// Ops: linalg structured ops (matmul/batch_matmul reach BLAS, the rest the
-// loop-nest evaluator with an arith/math/linalg.index/tensor.extract body),
+// Ops: linalg structured ops (matmul/batch_matmul, and every other linalg
+// op whose body is a multiply-accumulate over maps that describe a batched
+// matrix product after a permutation of dims, reach BLAS/cuBLAS as one
+// Matmul/BatchMatmul between storage-sharing Reshapes, plus one packed
+// Transpose per operand whose dims do not group (lib/Lower/Contraction.h);
+// the rest the loop-nest evaluator with an
+// arith/math/linalg.index/tensor.extract body),
 // linalg.softmax/transpose/fill, tensor.empty/expand_shape/collapse_shape/
 // reshape/cast/extract_slice/insert_slice/concat/pad/gather/splat/extract,
 // arith.constant (dense), arith/math on tensors and scalars. Anything else
@@ -32,11 +37,19 @@
 
 namespace autoshard {
 
+struct LowerOptions {
+  /// Contractions written as linalg.generic (or named ops other than plain
+  /// matmul/batch_matmul) become GEMMs; false leaves them to the loop-nest
+  /// evaluator, the reference tests compare against.
+  bool gemmContractions = true;
+};
+
 /// Lowers function `entry` (empty: `main`, else the only function with a
 /// body) to a Program. Emits located diagnostics and fails on anything the
 /// runtime cannot execute.
 mlir::FailureOr<rt::Program> lowerToProgram(mlir::ModuleOp module,
-                                            llvm::StringRef entry = "");
+                                            llvm::StringRef entry = "",
+                                            const LowerOptions &options = {});
 
 } // namespace autoshard
 

@@ -95,6 +95,12 @@ static cl::opt<std::string>
                 cl::desc("Kernel backend: cpu (OpenBLAS, MPI) or cuda (cuBLAS, "
                          "NCCL; one GPU per rank)"),
                 cl::init("cpu"), cl::cat(category));
+static cl::opt<bool> gemmContractions(
+    "gemm-contractions",
+    cl::desc("Run multiply-accumulate contractions (linalg.generic and "
+             "named) as BLAS/cuBLAS GEMMs (default true; false leaves them "
+             "to the loop-nest evaluator, the reference)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> printPlan("print-plan",
                                cl::desc("Print the lowered plan (rank 0)"),
                                cl::cat(category));
@@ -471,7 +477,10 @@ void prepare(Setup &setup, mlir::MLIRContext &context) {
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     throw rt::Error("cannot parse '" + path + "':\n" + diagText);
-  mlir::FailureOr<rt::Program> program = lowerToProgram(*module, entry);
+  LowerOptions options;
+  options.gemmContractions = gemmContractions;
+  mlir::FailureOr<rt::Program> program =
+      lowerToProgram(*module, entry, options);
   if (failed(program))
     throw rt::Error("cannot run '" + path + "':\n" + diagText);
   setup.program = std::move(*program);

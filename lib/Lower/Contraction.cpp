@@ -1,0 +1,505 @@
+//===- Contraction.cpp - Multiply-accumulate linalg ops as GEMMs ----------===//
+//
+// C[...] += A[...] * B[...]: every loop of size > 1 is a batch loop (in A, B
+// and C), an M loop (A and C), an N loop (B and C) or a K loop (A and B).
+// The runtime's GEMMs read row-major [batch][rows][cols] operands, each
+// optionally transposed per batch entry (transA/transB), and accumulate into
+// a row-major [batch][M][N] init. So an operand is used in place, through a
+// Reshape (which shares storage), when its dims -- size-1 dims aside -- read
+// as the batch group followed by its two other groups in either order, every
+// group in one order common to all operands; a C in [batch][N][M] order is
+// computed as B^T A^T. An operand that does not read so is packed once by a
+// Transpose (C: its init in, the result out; an init that is a fill or an
+// empty tensor is made in the packed order instead). The group orders are
+// chosen among those the operands use so as to move the fewest elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Contraction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <array>
+#include <optional>
+
+using namespace mlir;
+using namespace autoshard;
+namespace rt = autoshard::rt;
+
+namespace {
+
+enum Group { Batch, M, N, K, NumGroups };
+using Order = SmallVector<int64_t, 4>;
+using GroupOrders = std::array<Order, NumGroups>;
+
+/// One operand of the contraction.
+struct Operand {
+  Value value;
+  RankedTensorType type;
+  /// The loop indexing each dim; -1 for a constant 0 (on a size-1 dim).
+  SmallVector<int64_t, 4> loops;
+  /// The loops of size > 1 in dim order: what decides the memory layout.
+  Order order;
+  /// The groups besides the batch one, in GEMM order (A: M K, B: K N,
+  /// C: M N).
+  Group first, second;
+};
+
+/// The body is `yield(init + in0 * in1)` with either operand order.
+bool isMultiplyAccumulate(Block &body) {
+  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+    return false;
+  auto it = body.begin();
+  auto mul = dyn_cast<arith::MulFOp>(*it++);
+  auto add = dyn_cast<arith::AddFOp>(*it++);
+  auto yield = dyn_cast<linalg::YieldOp>(*it);
+  if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != add.getResult())
+    return false;
+  auto isPair = [](Value x, Value y, Value p, Value q) {
+    return (x == p && y == q) || (x == q && y == p);
+  };
+  return isPair(mul.getLhs(), mul.getRhs(), body.getArgument(0),
+                body.getArgument(1)) &&
+         isPair(add.getLhs(), add.getRhs(), body.getArgument(2),
+                mul.getResult());
+}
+
+/// Whether `dims` is `a` ++ `b` ++ `c`.
+bool readsAs(ArrayRef<int64_t> dims, ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+             ArrayRef<int64_t> c) {
+  if (dims.size() != a.size() + b.size() + c.size())
+    return false;
+  return dims.take_front(a.size()) == a &&
+         dims.slice(a.size(), b.size()) == b && dims.take_back(c.size()) == c;
+}
+
+/// How `x` is read under `orders`: nullopt if it must be packed, else
+/// whether its two groups come swapped ([batch][second][first]).
+std::optional<bool> fit(const Operand &x, const GroupOrders &orders) {
+  if (readsAs(x.order, orders[Batch], orders[x.first], orders[x.second]))
+    return false;
+  if (readsAs(x.order, orders[Batch], orders[x.second], orders[x.first]))
+    return true;
+  return std::nullopt;
+}
+
+/// The loops of group `g` in the order `x` holds them.
+Order orderIn(const Operand &x, ArrayRef<Group> groupOf, Group g) {
+  Order o;
+  for (int64_t l : x.order)
+    if (groupOf[l] == g)
+      o.push_back(l);
+  return o;
+}
+
+class ContractionLowering {
+public:
+  /// `builder` may be null for analyse / chooseOrders alone.
+  ContractionLowering(linalg::LinalgOp op, lower::PlanBuilder *builder)
+      : op(op), raw(op.getOperation()), builder(builder) {}
+
+  /// Fills operands, ranges and groups; false if `op` is no contraction.
+  /// With `lookThroughTransposes`, inputs made by a linalg.transpose that
+  /// isFoldedIntoContractions are read from the transpose's input.
+  bool analyse(bool lookThroughTransposes);
+  /// Reads input `i` from the input of `transpose`, which made it.
+  void lookThrough(int i, linalg::TransposeOp transpose);
+  /// Picks the group orders moving the fewest elements.
+  void chooseOrders();
+  /// Whether every input that `value` feeds is read in place.
+  bool readsInPlace(Value value) const {
+    for (int i = 0; i < 2; ++i)
+      if (operands[i].value == value && !fit(operands[i], orders))
+        return false;
+    return true;
+  }
+  LogicalResult emit();
+
+private:
+  rt::ValueId addValue(rt::Shape shape) {
+    return builder->program.addValue(dtype, std::move(shape));
+  }
+  rt::Shape shapeOf(rt::ValueId id) {
+    return builder->program.values[id].shape;
+  }
+  /// `in` viewed with `shape` (no instruction if it already has it).
+  rt::ValueId reshape(rt::ValueId in, rt::Shape shape, rt::ValueId to = -1);
+  /// `in` with dim k of the result = dim perm[k] of `in`, packed.
+  rt::ValueId transpose(rt::ValueId in, ArrayRef<int64_t> perm,
+                        rt::ValueId to = -1);
+  /// The permutation putting `x`'s dims in the packed order `target`
+  /// (loops), the dims it does not decide (size 1) last.
+  SmallVector<int64_t> packingPerm(const Operand &x, ArrayRef<int64_t> target);
+  int64_t groupSize(Group g) const {
+    int64_t size = 1;
+    for (auto [l, range] : llvm::enumerate(ranges))
+      if (groupOf[l] == g)
+        size *= range;
+    return size;
+  }
+  /// The GEMM operand shape of `x`: [batch,] rows, cols.
+  rt::Shape gemmShape(Group rows, Group cols) const {
+    rt::Shape s;
+    if (batched)
+      s.push_back(groupSize(Batch));
+    s.push_back(groupSize(rows));
+    s.push_back(groupSize(cols));
+    return s;
+  }
+  /// `x` as a GEMM operand; sets `swapped` to its group order.
+  FailureOr<rt::ValueId> prepareInput(const Operand &x, bool &swapped);
+
+  linalg::LinalgOp op;
+  Operation *raw;
+  lower::PlanBuilder *builder;
+  rt::DType dtype = rt::DType::F32;
+  SmallVector<int64_t> ranges;
+  /// Per loop; NumGroups for a loop of size 1 (in no group).
+  SmallVector<Group> groupOf;
+  std::array<Operand, 3> operands; // A, B, C
+  GroupOrders orders;
+  /// A batch group of other than one element (BatchMatmul, else Matmul).
+  bool batched = false;
+  /// The init is a linalg.fill or tensor.empty: a packed C is made afresh.
+  bool freshInit = false;
+};
+
+bool ContractionLowering::analyse(bool lookThroughTransposes) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      raw->getNumResults() != 1 || raw->getNumRegions() != 1 ||
+      !raw->getRegion(0).hasOneBlock() ||
+      !isMultiplyAccumulate(raw->getRegion(0).front()))
+    return false;
+  Type elem = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (!elem.isF32() && !elem.isF64())
+    return false;
+  dtype = elem.isF32() ? rt::DType::F32 : rt::DType::F64;
+
+  for (int64_t r : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(r))
+      return false;
+    ranges.push_back(r);
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Value values[3] = {op.getDpsInputs()[0], op.getDpsInputs()[1],
+                     op.getDpsInits()[0]};
+  SmallVector<unsigned> seenIn(ranges.size(), 0);
+  for (int i = 0; i < 3; ++i) {
+    Operand &x = operands[i];
+    x.value = values[i];
+    x.type = dyn_cast<RankedTensorType>(values[i].getType());
+    if (!x.type || !x.type.hasStaticShape() || x.type.getElementType() != elem)
+      return false;
+    AffineMap map = maps[i];
+    if (map.getNumSymbols() || map.getNumDims() != ranges.size() ||
+        map.getNumResults() != x.type.getRank())
+      return false;
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      int64_t size = x.type.getDimSize(d);
+      if (auto cst = dyn_cast<AffineConstantExpr>(expr)) {
+        if (cst.getValue() != 0 || size != 1)
+          return false;
+        x.loops.push_back(-1);
+        continue;
+      }
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || size != ranges[dim.getPosition()] ||
+          (seenIn[dim.getPosition()] & (1u << i)))
+        return false;
+      seenIn[dim.getPosition()] |= 1u << i;
+      x.loops.push_back(dim.getPosition());
+    }
+  }
+  // Classify the loops; a loop of size 1 runs once wherever it appears.
+  bool any[NumGroups] = {};
+  for (auto [l, range] : llvm::enumerate(ranges)) {
+    Group g = NumGroups;
+    switch (seenIn[l]) {
+    case 7:
+      g = Batch;
+      break;
+    case 1 | 4:
+      g = M;
+      break;
+    case 2 | 4:
+      g = N;
+      break;
+    case 1 | 2:
+      g = K;
+      break;
+    default:
+      if (range != 1)
+        return false;
+    }
+    if (range == 1)
+      g = NumGroups;
+    groupOf.push_back(g);
+    if (g != NumGroups)
+      any[g] = true;
+  }
+  // Elementwise multiply-adds (no K and no M x N product) stay loop nests.
+  if (!any[K] && !(any[M] && any[N]))
+    return false;
+  batched = groupSize(Batch) != 1;
+  const Group firsts[3][2] = {{M, K}, {K, N}, {M, N}};
+  for (int i = 0; i < 3; ++i) {
+    Operand &x = operands[i];
+    x.first = firsts[i][0];
+    x.second = firsts[i][1];
+    // Loops of size 0 or 1 do not decide the layout: with one the layout
+    // does not depend on where the dim is, with the other it is empty.
+    for (int64_t l : x.loops)
+      if (l >= 0 && ranges[l] > 1)
+        x.order.push_back(l);
+  }
+  for (int i = 0; i < 2 && lookThroughTransposes; ++i)
+    if (auto t = operands[i].value.getDefiningOp<linalg::TransposeOp>())
+      if (lower::isFoldedIntoContractions(t))
+        lookThrough(i, t);
+  Operation *init = operands[2].value.getDefiningOp();
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(init))
+    freshInit = fill.hasPureTensorSemantics() &&
+                !isa<ShapedType>(fill.getInputs()[0].getType());
+  else
+    freshInit = isa_and_nonnull<tensor::EmptyOp>(init);
+  return true;
+}
+
+void ContractionLowering::chooseOrders() {
+  // An order shared by the operands that are read in place is the order one
+  // of them holds, so trying those finds the cheapest choice.
+  std::array<SmallVector<Order, 3>, NumGroups> candidates;
+  const int holders[NumGroups][3] = {
+      {2, 0, 1}, {2, 0, -1}, {2, 1, -1}, {0, 1, -1}};
+  for (int g = 0; g < NumGroups; ++g)
+    for (int i : holders[g]) {
+      if (i < 0)
+        continue;
+      Order o = orderIn(operands[i], groupOf, static_cast<Group>(g));
+      if (!llvm::is_contained(candidates[g], o))
+        candidates[g].push_back(o);
+    }
+  int64_t best = -1;
+  GroupOrders trial;
+  for (const Order &b : candidates[Batch])
+    for (const Order &m : candidates[M])
+      for (const Order &n : candidates[N])
+        for (const Order &k : candidates[K]) {
+          trial = GroupOrders{b, m, n, k};
+          int64_t cost = 0;
+          for (int i = 0; i < 3; ++i) {
+            if (fit(operands[i], trial))
+              continue;
+            int64_t elems = operands[i].type.getNumElements() + 1;
+            cost += i == 2 && !freshInit ? 2 * elems : elems;
+          }
+          if (best < 0 || cost < best) {
+            best = cost;
+            orders = trial;
+          }
+        }
+}
+
+rt::ValueId ContractionLowering::reshape(rt::ValueId in, rt::Shape shape,
+                                         rt::ValueId to) {
+  if (to < 0 && shapeOf(in) == shape)
+    return in;
+  if (to < 0)
+    to = addValue(shape);
+  rt::Instruction &inst = builder->emit(rt::OpKind::Reshape, raw);
+  inst.operands = {in};
+  inst.results = {to};
+  return to;
+}
+
+rt::ValueId ContractionLowering::transpose(rt::ValueId in,
+                                           ArrayRef<int64_t> perm,
+                                           rt::ValueId to) {
+  rt::Shape inShape = shapeOf(in), shape;
+  for (int64_t p : perm)
+    shape.push_back(inShape[p]);
+  rt::ValueId init = addValue(shape);
+  builder->emit(rt::OpKind::Empty, raw).results = {init};
+  if (to < 0)
+    to = addValue(shape);
+  rt::Instruction &inst = builder->emit(rt::OpKind::Transpose, raw);
+  inst.operands = {in, init};
+  inst.results = {to};
+  inst.perm.assign(perm.begin(), perm.end());
+  return to;
+}
+
+SmallVector<int64_t>
+ContractionLowering::packingPerm(const Operand &x, ArrayRef<int64_t> target) {
+  SmallVector<int64_t> perm;
+  for (int64_t l : target)
+    perm.push_back(llvm::find(x.loops, l) - x.loops.begin());
+  for (auto [d, l] : llvm::enumerate(x.loops))
+    if (!llvm::is_contained(target, l))
+      perm.push_back(d);
+  return perm;
+}
+
+FailureOr<rt::ValueId> ContractionLowering::prepareInput(const Operand &x,
+                                                         bool &swapped) {
+  FailureOr<rt::ValueId> id = builder->lookup(x.value, raw);
+  if (failed(id))
+    return failure();
+  std::optional<bool> fits = fit(x, orders);
+  swapped = fits.value_or(false);
+  rt::ValueId in = *id;
+  if (!fits) {
+    Order target = orders[Batch];
+    target.append(orders[x.first]);
+    target.append(orders[x.second]);
+    in = transpose(in, packingPerm(x, target));
+  }
+  return swapped ? reshape(in, gemmShape(x.second, x.first))
+                 : reshape(in, gemmShape(x.first, x.second));
+}
+
+LogicalResult ContractionLowering::emit() {
+  const Operand &a = operands[0], &b = operands[1], &c = operands[2];
+  bool transA, transB;
+  FailureOr<rt::ValueId> lhs = prepareInput(a, transA);
+  FailureOr<rt::ValueId> rhs = prepareInput(b, transB);
+  FailureOr<rt::ValueId> initId = builder->lookup(c.value, raw);
+  FailureOr<rt::ValueId> result = builder->define(raw->getResult(0));
+  if (failed(lhs) || failed(rhs) || failed(initId) || failed(result))
+    return failure();
+
+  // C: in place as [batch][M][N], or as [batch][N][M] = (B^T A^T) per
+  // batch entry, or packed as [batch][M][N].
+  std::optional<bool> cFits = fit(c, orders);
+  bool swapC = cFits.value_or(false);
+  SmallVector<int64_t> cPerm;
+  rt::ValueId init = *initId;
+  if (!cFits) {
+    Order target = orders[Batch];
+    target.append(orders[M]);
+    target.append(orders[N]);
+    cPerm = packingPerm(c, target);
+    if (!freshInit) {
+      init = transpose(init, cPerm);
+    } else {
+      // A fill or an empty tensor: made afresh in the packed order.
+      std::optional<rt::ValueId> fillValue;
+      if (auto fill = c.value.getDefiningOp<linalg::FillOp>()) {
+        FailureOr<rt::ValueId> value =
+            builder->lookup(fill.getInputs()[0], raw);
+        if (failed(value))
+          return failure();
+        fillValue = *value;
+      }
+      rt::Shape shape;
+      for (int64_t p : cPerm)
+        shape.push_back(c.type.getDimSize(p));
+      init = addValue(shape);
+      rt::Instruction &inst =
+          builder->emit(fillValue ? rt::OpKind::Fill : rt::OpKind::Empty, raw);
+      if (fillValue)
+        inst.operands = {*fillValue};
+      inst.results = {init};
+    }
+  }
+  rt::Shape gemmOut = swapC ? gemmShape(N, M) : gemmShape(M, N);
+  init = reshape(init, gemmOut);
+
+  rt::Shape cShape(c.type.getShape().begin(), c.type.getShape().end());
+  rt::ValueId gemmResult =
+      cFits && gemmOut == cShape ? *result : addValue(gemmOut);
+  rt::Instruction &gemm = builder->emit(
+      batched ? rt::OpKind::BatchMatmul : rt::OpKind::Matmul, raw);
+  if (!swapC) {
+    gemm.operands = {*lhs, *rhs, init};
+    gemm.transA = transA;
+    gemm.transB = transB;
+  } else {
+    // C^T = B^T A^T: B is the left operand, transposed unless stored
+    // [N][K]; A the right one, transposed unless stored [K][M].
+    gemm.operands = {*rhs, *lhs, init};
+    gemm.transA = !transB;
+    gemm.transB = !transA;
+  }
+  gemm.results = {gemmResult};
+  if (gemmResult == *result)
+    return success();
+  if (cFits) {
+    reshape(gemmResult, cShape, *result);
+    return success();
+  }
+  rt::Shape packed;
+  for (int64_t p : cPerm)
+    packed.push_back(cShape[p]);
+  SmallVector<int64_t> inverse(cPerm.size());
+  for (auto [k, p] : llvm::enumerate(cPerm))
+    inverse[p] = k;
+  transpose(reshape(gemmResult, packed), inverse, *result);
+  return success();
+}
+
+void ContractionLowering::lookThrough(int i, linalg::TransposeOp transpose) {
+  // Dim d of the transpose's result is dim perm[d] of its input.
+  Operand &x = operands[i];
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  SmallVector<int64_t, 4> loops(x.loops.size());
+  for (auto [d, p] : llvm::enumerate(perm))
+    loops[p] = x.loops[d];
+  x.loops = loops;
+  x.value = transpose.getInput();
+  x.type = cast<RankedTensorType>(x.value.getType());
+  x.order.clear();
+  for (int64_t l : x.loops)
+    if (l >= 0 && ranges[l] > 1)
+      x.order.push_back(l);
+}
+
+} // namespace
+
+FailureOr<bool> lower::tryLowerContraction(linalg::LinalgOp op,
+                                           PlanBuilder &builder) {
+  ContractionLowering lowering(op, &builder);
+  if (!lowering.analyse(/*lookThrough=*/true))
+    return false;
+  lowering.chooseOrders();
+  if (failed(lowering.emit()))
+    return failure();
+  return true;
+}
+
+bool lower::isFoldedIntoContractions(linalg::TransposeOp transpose) {
+  if (!transpose.hasPureTensorSemantics() || transpose->getNumResults() != 1)
+    return false;
+  Value result = transpose->getResult(0);
+  if (result.use_empty())
+    return false;
+  // Only inputs of contractions; with one use the packing copy (if the
+  // contraction needs one) replaces the transpose, with more every one of
+  // them must read the transpose's input in place.
+  bool single = result.hasOneUse();
+  SmallPtrSet<Operation *, 4> users;
+  for (OpOperand &use : result.getUses()) {
+    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!user || use.getOperandNumber() >= 2 || user.getNumDpsInputs() != 2)
+      return false;
+    users.insert(user);
+  }
+  for (Operation *user : users) {
+    ContractionLowering lowering(cast<linalg::LinalgOp>(user), nullptr);
+    if (!lowering.analyse(/*lookThrough=*/false))
+      return false;
+    if (single)
+      continue;
+    for (int i = 0; i < 2; ++i)
+      if (user->getOperand(i) == result)
+        lowering.lookThrough(i, transpose);
+    lowering.chooseOrders();
+    if (!lowering.readsInPlace(transpose.getInput()))
+      return false;
+  }
+  return true;
+}

@@ -1,0 +1,57 @@
+//===- Contraction.h - Multiply-accumulate linalg ops as GEMMs --*- C++ -*-===//
+//
+// Internal to lib/Lower: recognises linalg ops (linalg.generic and named
+// ones alike) that compute C += A * B over projected-permutation maps, i.e.
+// a (batched) matrix product after some permutation of the loops, and emits
+// them as one Matmul / BatchMatmul (BLAS or cuBLAS) between Reshapes (no
+// copy) and, only where an operand's dims cannot be grouped as
+// [batch][M][K] / [batch][K][M] (and likewise for B and C), one packed
+// Transpose of that operand.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_LIB_LOWER_CONTRACTION_H
+#define AUTOSHARD_LIB_LOWER_CONTRACTION_H
+
+#include "autoshard/Runtime/Program.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Support/LLVM.h"
+
+#include <functional>
+
+namespace autoshard::lower {
+
+/// The pieces of the loader the contraction lowering builds with.
+struct PlanBuilder {
+  rt::Program &program;
+  /// The plan value of an SSA value (a located error if it has none).
+  std::function<mlir::FailureOr<rt::ValueId>(mlir::Value, mlir::Operation *)>
+      lookup;
+  /// A new plan value for an SSA value (a located error for bad types).
+  std::function<mlir::FailureOr<rt::ValueId>(mlir::Value)> define;
+  /// Appends an instruction located at `op`.
+  std::function<rt::Instruction &(rt::OpKind, mlir::Operation *)> emit;
+};
+
+/// Lowers `op` as a GEMM when it is one: two inputs and one init of one
+/// element type (f32 or f64), a body that yields init + in0 * in1 (either
+/// operand order), static shapes, and maps that are projected permutations
+/// (a constant 0 only on a size-1 dim) under which every loop of size > 1
+/// is a batch loop (in all three operands), an M loop (in0 and the init), an
+/// N loop (in1 and the init) or a K loop (both inputs), with K loops or
+/// both M and N loops present (a multiply-add without either is left to the
+/// loop-nest evaluator). Returns true when lowered, false (nothing emitted)
+/// when `op` is not such a contraction, failure after a diagnostic.
+mlir::FailureOr<bool> tryLowerContraction(mlir::linalg::LinalgOp op,
+                                          PlanBuilder &builder);
+
+/// Whether the linalg.transpose need not run: every use of its result is an
+/// input of a contraction that tryLowerContraction lowers, which then reads
+/// the transpose's input instead (the permutation folds into transA/transB
+/// or, where the dims do not group, into the one packing copy it makes).
+/// With several uses, each must read the input in place (no copy).
+bool isFoldedIntoContractions(mlir::linalg::TransposeOp transpose);
+
+} // namespace autoshard::lower
+
+#endif // AUTOSHARD_LIB_LOWER_CONTRACTION_H
