@@ -63,7 +63,7 @@ class Model:
 def autoshard_forward(model, threads, repeat, args, tools, extra=()):
     """Mean seconds per run of autoshard-run --repeat `repeat`."""
     cmd = [tools["run"], model.forward, "--repeat", str(repeat), "--write-outputs=false",
-           "--timeout", str(args.timeout)] + model.batch + list(extra)
+           "--timeout", str(args.timeout)] + model.batch + args.run_flags.split() + list(extra)
     out, _, _ = checked(cmd, args.timeout * 2, benchlib.thread_env(threads))
     for line in out.splitlines():
         m = REPEAT_LINE.match(line)
@@ -75,7 +75,7 @@ def autoshard_forward(model, threads, repeat, args, tools, extra=()):
 def autoshard_steps(model, threads, steps, args, tools, extra=()):
     cmd = [tools["run"], model.step, "--entry", "train_step", "--steps", str(steps),
            "--write-outputs=false", "--timeout", str(args.timeout)] + \
-        model.batch + model.labels + list(extra)
+        model.batch + model.labels + args.run_flags.split() + list(extra)
     out, _, _ = checked(cmd, args.timeout * (steps + 1), benchlib.thread_env(threads))
     found = [m for m in map(STEP_LINE.match, out.splitlines()) if m]
     if len(found) != steps:
@@ -147,6 +147,9 @@ def main(argv=None):
                     help="seconds one forward timing aims at; sets R (default: 0.5)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke mode: mlp only, 1 thread, 2 steps, R = 2, no torch")
+    ap.add_argument("--run-flags", default="",
+                    help="more autoshard-run flags for every run, e.g. "
+                         "'--kernels=interpreted --gemm-contractions=false' (the reference)")
     benchlib.add_common_arguments(ap)
     args = ap.parse_args(argv)
 
@@ -172,13 +175,15 @@ def main(argv=None):
     meta, start_line = benchlib.start_meta()
     meta.update({"torch": torch_version if py else None,
                  "torch_note": None if py else torch_version, "threads": threads,
-                 "steps": args.steps, "runs": args.runs, "tools": tools})
+                 "steps": args.steps, "runs": args.runs, "tools": tools,
+                 "run_flags": args.run_flags})
     print("# autoshard runtime vs PyTorch CPU: forward and Adam training step, 1 rank")
     print(start_line)
     print("# torch: %s" % ("%s (%s)" % (torch_version, py) if py
                            else "not measured (%s)" % torch_version))
     print("# threads %s: OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = T on both sides, "
           "torch.set_num_threads(T)" % ",".join(map(str, threads)))
+    print("# autoshard-run %s%s" % (tools["run"], " " + args.run_flags if args.run_flags else ""))
 
     results, failed = [], False
     whole = benchlib.CpuWatch()
