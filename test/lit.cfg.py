@@ -22,6 +22,15 @@ for var in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
 config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
 config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
 config.environment["PRTE_MCA_rmaps_default_mapping_policy"] = ":oversubscribe"
+# Compiled kernels (autoshard-run --kernels) are cached inside the build tree,
+# not in the user's ~/.cache; tests that need a fresh cache set their own.
+config.environment["AUTOSHARD_KERNEL_CACHE"] = os.path.join(
+    config.autoshard_obj_root, "test", "kernel-cache")
+# AUTOSHARD_KERNELS=compiled (or AUTOSHARD_COMPILE_THRESHOLD=N) runs the
+# suite with other defaults for autoshard-run --kernels / --compile-threshold.
+for var in ("AUTOSHARD_KERNELS", "AUTOSHARD_COMPILE_THRESHOLD"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
 
 config.substitutions.append(("%autoshard_src", config.autoshard_src_root))
 config.substitutions.append(("%autoshard_bin", config.autoshard_tools_dir))

@@ -1,6 +1,7 @@
 //===- ProgramLoader.cpp - Partitioned MLIR module -> runtime Program -----===//
 
 #include "autoshard/Lower/ProgramLoader.h"
+#include "autoshard/Lower/KernelCompiler.h"
 
 #include "Contraction.h"
 
@@ -113,12 +114,18 @@ private:
   LogicalResult dynamicList(Operation *op, ArrayRef<OpFoldResult> values,
                             std::vector<int64_t> &out,
                             std::vector<rt::ValueId> &dynamic);
+  void compileLinalg(linalg::LinalgOp op, rt::GenericSpec &spec,
+                     ArrayRef<rt::ValueId> captureIds);
+  LogicalResult finishKernels(func::FuncOp func);
 
   ModuleOp module;
   LowerOptions options;
   rt::Program program;
   llvm::DenseMap<Value, rt::ValueId> ids;
   bool partitioned = false;
+  /// Compiles loop nests to native kernels (null: all interpreted).
+  std::unique_ptr<KernelCompiler> kernels;
+  std::vector<std::shared_ptr<rt::GenericSpec>> compiledSpecs;
 };
 
 //===----------------------------------------------------------------------===//
@@ -527,6 +534,9 @@ FailureOr<rt::Program> Loader::run(StringRef entry) {
       return failure();
     }
   }
+  if (options.kernels.mode != KernelMode::Interpreted)
+    kernels = std::make_unique<KernelCompiler>(module.getContext(),
+                                               options.kernels);
   if (!func.getBody().hasOneBlock())
     return func.emitError("autoshard-run: the entry function must have a "
                           "single block"),
@@ -609,6 +619,8 @@ FailureOr<rt::Program> Loader::run(StringRef entry) {
     if (failed(lowerOp(&op)))
       return failure();
   }
+  if (failed(finishKernels(func)))
+    return failure();
   std::string err = program.verify();
   if (!err.empty())
     return func.emitError("autoshard-run: internal error, invalid plan: ")
@@ -740,6 +752,49 @@ LogicalResult Loader::addGeneric(Operation *op, std::vector<int64_t> ranges,
     program.instructions.back().results.push_back(*id);
   }
   program.instructions.back().generic = spec;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && kernels)
+    compileLinalg(linalgOp, *spec, compiler.getCaptures());
+  if (!spec->kernel.empty())
+    compiledSpecs.push_back(spec);
+  return success();
+}
+
+void Loader::compileLinalg(linalg::LinalgOp op, rt::GenericSpec &spec,
+                           ArrayRef<rt::ValueId> captureIds) {
+  // The values the body reads from outside, with their capture index.
+  Region &region = op->getRegion(0);
+  SmallVector<std::pair<Value, int>> captures;
+  bool ok = true;
+  region.walk([&](Operation *inner) {
+    for (Value v : inner->getOperands()) {
+      if (region.isAncestor(v.getParentRegion()))
+        continue;
+      auto it = ids.find(v);
+      const rt::ValueId *pos =
+          it == ids.end() ? captureIds.end()
+                          : llvm::find(captureIds, it->second);
+      if (pos == captureIds.end()) {
+        ok = false;
+        continue;
+      }
+      captures.push_back({v, static_cast<int>(pos - captureIds.begin())});
+    }
+  });
+  if (ok)
+    spec.kernel = kernels->addLinalg(op, captures, captureIds.size());
+}
+
+LogicalResult Loader::finishKernels(func::FuncOp func) {
+  if (!kernels || compiledSpecs.empty())
+    return success();
+  FailureOr<std::string> library = kernels->finish(func.getLoc());
+  if (failed(library))
+    return failure();
+  // Auto mode without a C compiler: everything stays interpreted.
+  if (library->empty())
+    for (const std::shared_ptr<rt::GenericSpec> &spec : compiledSpecs)
+      spec->kernel.clear();
+  program.kernelLibrary = *library;
   return success();
 }
 
@@ -925,6 +980,11 @@ LogicalResult Loader::lowerElementwise(Operation *op) {
   inst.operands.push_back(init);
   inst.results = {*res};
   inst.generic = spec;
+  if (kernels) {
+    spec->kernel = kernels->addElementwise(op);
+    if (!spec->kernel.empty())
+      compiledSpecs.push_back(spec);
+  }
   return success();
 }
 
@@ -1293,6 +1353,16 @@ LogicalResult Loader::lowerOp(Operation *op) {
 FailureOr<rt::Program> autoshard::lowerToProgram(ModuleOp module,
                                                  StringRef entry,
                                                  const LowerOptions &options) {
-  Loader loader(module, options);
+  if (options.kernels.mode == KernelMode::Interpreted ||
+      !options.kernels.fuse) {
+    Loader loader(module, options);
+    return loader.run(entry);
+  }
+  // Fusion rewrites a copy: the caller's module stays as it was.
+  OwningOpRef<ModuleOp> fused = module.clone();
+  for (auto func : fused->getOps<func::FuncOp>())
+    if (!func.isExternal() && failed(fuseElementwiseOps(func)))
+      return failure();
+  Loader loader(*fused, options);
   return loader.run(entry);
 }

@@ -30,6 +30,16 @@ Executor::Executor(const Program &program, Backend &backend, Communicator &comm)
     if (inst.kind == OpKind::Collective &&
         inst.collective.kind != CollectiveKind::Permute)
       comm.prepareGroup(inst.collective.axes);
+  // Compiled loop nests run on host memory: the CPU backend's.
+  if (!program.kernelLibrary.empty() && backend.getName() == "cpu") {
+    kernelLibrary = KernelLibrary::open(program.kernelLibrary);
+    kernels.assign(program.instructions.size(), nullptr);
+    for (size_t i = 0; i < program.instructions.size(); ++i) {
+      const Instruction &inst = program.instructions[i];
+      if (inst.kind == OpKind::Generic && !inst.generic->kernel.empty())
+        kernels[i] = kernelLibrary->lookup(inst.generic->kernel);
+    }
+  }
 }
 
 std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
@@ -112,7 +122,8 @@ std::string Executor::getProfileKind(size_t i) const {
     return "collective " +
            std::string(stringifyCollectiveKind(inst.collective.kind));
   if (inst.kind == OpKind::Generic)
-    return "generic (interpreted)";
+    return i < kernels.size() && kernels[i] ? "generic (compiled)"
+                                            : "generic (interpreted)";
   return std::string(stringifyOpKind(inst.kind));
 }
 
@@ -240,7 +251,10 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     std::vector<Tensor *> outPtrs;
     for (Tensor &t : outs)
       outPtrs.push_back(&t);
-    backend.generic(g, ins, caps, outPtrs);
+    if (current < kernels.size() && kernels[current])
+      runKernel(kernels[current], ins, outPtrs, caps);
+    else
+      backend.generic(g, ins, caps, outPtrs);
     for (int32_t k = 0; k < g.numOutputs; ++k)
       env[inst.results[k]] = outs[k];
     return;

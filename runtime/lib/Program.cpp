@@ -122,6 +122,9 @@ std::string Program::verify() const {
               g.numInputs + g.numOutputs + g.numCaptures ||
           static_cast<int64_t>(inst.results.size()) != g.numOutputs)
         return where + ": operand counts do not match the loop nest";
+      if (!g.kernel.empty() && kernelLibrary.empty())
+        return where + ": compiled kernel '" + g.kernel +
+               "' but the program has no kernel library";
     }
     if (inst.kind == OpKind::Constant &&
         (inst.constant.isNull() ||
@@ -150,6 +153,8 @@ std::string Program::str() const {
            stringifyShape(values[id].shape) + "]";
   };
   os << "program on mesh " << mesh.str() << "\n";
+  if (!kernelLibrary.empty())
+    os << "  kernels " << kernelLibrary << "\n";
   for (const ProgramIO &in : inputs)
     os << "  input %" << in.value << " '" << in.name << "' : " << ty(in.value)
        << " global " << stringifyShape(in.globalShape) << " layout "
@@ -172,6 +177,9 @@ std::string Program::str() const {
       os << (i ? ", %" : " %") << inst.operands[i];
     if (!inst.results.empty())
       os << " : " << ty(inst.results[0]);
+    if (inst.kind == OpKind::Generic && inst.generic)
+      os << (inst.generic->kernel.empty() ? " interpreted"
+                                          : " compiled @" + inst.generic->kernel);
     os << "\n";
   }
   for (const ProgramIO &out : outputs)

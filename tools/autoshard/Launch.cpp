@@ -3,6 +3,7 @@
 #include "Launch.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -12,6 +13,15 @@
 using namespace mlir;
 using namespace autoshard;
 using namespace autoshard::driver;
+
+// Forwarded to every autoshard-run the driver starts (verify, train).
+static llvm::cl::opt<std::string> kernelMode(
+    "kernels",
+    llvm::cl::desc("Loop nests on the ranks: auto (compile the large ones to "
+                   "native code), compiled or interpreted (autoshard-run "
+                   "--kernels; default auto)"),
+    llvm::cl::value_desc("auto|compiled|interpreted"), llvm::cl::init(""),
+    llvm::cl::sub(llvm::cl::SubCommand::getAll()));
 
 static LogicalResult fail(const Twine &msg) {
   llvm::WithColor::error(llvm::errs(), "autoshard") << msg << "\n";
@@ -71,6 +81,9 @@ int driver::runRanks(const RankTools &tools, StringRef program, int ranks,
                                  tools.runTool,
                                  program};
   argv.append(args.begin(), args.end());
+  std::string kernels = "--kernels=" + kernelMode;
+  if (!kernelMode.empty())
+    argv.push_back(kernels);
   std::string err;
   int rc = llvm::sys::ExecuteAndWait(tools.mpirun, argv, std::nullopt, {}, 0, 0,
                                      &err);

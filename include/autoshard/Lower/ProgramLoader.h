@@ -30,6 +30,7 @@
 #ifndef AUTOSHARD_LOWER_PROGRAMLOADER_H
 #define AUTOSHARD_LOWER_PROGRAMLOADER_H
 
+#include "autoshard/Lower/KernelCompiler.h"
 #include "autoshard/Runtime/Program.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -42,6 +43,14 @@ struct LowerOptions {
   /// matmul/batch_matmul) become GEMMs; false leaves them to the loop-nest
   /// evaluator, the reference tests compare against.
   bool gemmContractions = true;
+  /// Loop nests (linalg ops with a body, arith/math on tensors): interpreted
+  /// by the runtime's bytecode evaluator (the default, the reference), or
+  /// compiled to native kernels (KernelCompiler.h). With kernels on and
+  /// `kernels.fuse`, single-use elementwise producers are first fused into
+  /// their consumers, on a copy of the module. The Program then names the
+  /// shared library (Program::kernelLibrary) and every compiled loop nest its
+  /// symbol (GenericSpec::kernel); the bytecode stays in the spec.
+  KernelOptions kernels;
 };
 
 /// Lowers function `entry` (empty: `main`, else the only function with a

@@ -95,6 +95,24 @@ static cl::opt<std::string>
                 cl::desc("Kernel backend: cpu (OpenBLAS, MPI) or cuda (cuBLAS, "
                          "NCCL; one GPU per rank)"),
                 cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string> kernelMode(
+    "kernels",
+    cl::desc("Loop nests (elementwise, broadcast, reduction generics): auto "
+             "(compile those of at least --compile-threshold points to "
+             "native code, interpret the rest), compiled, or interpreted "
+             "(the reference). The cpu backend only"),
+    cl::value_desc("auto|compiled|interpreted"), cl::init("auto"),
+    cl::cat(category));
+static cl::opt<int64_t> compileThreshold(
+    "compile-threshold",
+    cl::desc("--kernels=auto compiles loop nests of at least this many "
+             "points"),
+    cl::init(4096), cl::cat(category));
+static cl::opt<bool> kernelFusion(
+    "kernel-fusion",
+    cl::desc("Fuse elementwise producers into their consumers before "
+             "compiling kernels (default true)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> gemmContractions(
     "gemm-contractions",
     cl::desc("Run multiply-accumulate contractions (linalg.generic and "
@@ -478,11 +496,32 @@ void prepare(Setup &setup, mlir::MLIRContext &context) {
   if (!module)
     throw rt::Error("cannot parse '" + path + "':\n" + diagText);
   LowerOptions options;
+  // $AUTOSHARD_KERNELS / $AUTOSHARD_COMPILE_THRESHOLD stand in for flags
+  // not given (e.g. the whole lit suite with every loop nest compiled).
+  std::string modeText = kernelMode;
+  if (const char *env = std::getenv("AUTOSHARD_KERNELS");
+      env && *env && kernelMode.getNumOccurrences() == 0)
+    modeText = env;
+  std::optional<KernelMode> mode = parseKernelMode(modeText);
+  if (!mode)
+    throw rt::Error("unknown --kernels '" + modeText +
+                    "' (expected auto, compiled or interpreted)");
+  int64_t threshold = compileThreshold;
+  if (const char *env = std::getenv("AUTOSHARD_COMPILE_THRESHOLD");
+      env && *env && compileThreshold.getNumOccurrences() == 0)
+    threshold = std::atoll(env);
+  // Compiled kernels run on host memory; the CUDA backend interprets.
+  options.kernels.mode = backendName == "cpu" ? *mode : KernelMode::Interpreted;
+  options.kernels.compileThreshold = threshold;
+  options.kernels.fuse = kernelFusion;
   options.gemmContractions = gemmContractions;
   mlir::FailureOr<rt::Program> program =
       lowerToProgram(*module, entry, options);
   if (failed(program))
     throw rt::Error("cannot run '" + path + "':\n" + diagText);
+  // Warnings of a successful lowering (e.g. kernels left interpreted).
+  if (!diagText.empty() && job.rank == 0)
+    llvm::errs() << diagText;
   setup.program = std::move(*program);
   const rt::Program &p = setup.program;
   if (printPlan && job.rank == 0)
@@ -689,8 +728,8 @@ void writeMemory(const Setup &setup) {
   std::vector<int64_t> all(mine);
 #ifdef AUTOSHARD_HAVE_MPI
   all.resize(kKinds * job.size);
-  MPI_Gather(mine.data(), kKinds, MPI_INT64_T, all.data(), kKinds,
-             MPI_INT64_T, 0, MPI_COMM_WORLD);
+  MPI_Gather(mine.data(), kKinds, MPI_INT64_T, all.data(), kKinds, MPI_INT64_T,
+             0, MPI_COMM_WORLD);
 #endif
   if (job.rank != 0)
     return;

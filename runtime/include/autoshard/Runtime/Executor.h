@@ -4,6 +4,7 @@
 
 #include "autoshard/Runtime/Backend.h"
 #include "autoshard/Runtime/Communicator.h"
+#include "autoshard/Runtime/KernelLibrary.h"
 #include "autoshard/Runtime/Profiler.h"
 #include "autoshard/Runtime/Program.h"
 
@@ -15,8 +16,10 @@ namespace autoshard::rt {
 /// is updated in place.
 class Executor {
 public:
-  /// Verifies the program (throws rt::Error) and prepares the communicator
-  /// groups of every collective.
+  /// Verifies the program (throws rt::Error), prepares the communicator
+  /// groups of every collective and, on the CPU backend, loads the program's
+  /// compiled kernels (a one-line rt::Error if the library is missing or
+  /// lacks one).
   Executor(const Program &program, Backend &backend, Communicator &comm);
 
   /// Runs on local (shard) inputs in backend memory, one per program input
@@ -41,6 +44,8 @@ private:
   Backend &backend;
   Communicator &comm;
   std::vector<size_t> lastUse; // instruction index of each value's last use
+  std::shared_ptr<KernelLibrary> kernelLibrary;
+  std::vector<KernelFn> kernels; // per instruction; null: interpret
   size_t current = 0;
   Profiler *profiler = nullptr;
   std::vector<size_t> profileSlots; // per instruction

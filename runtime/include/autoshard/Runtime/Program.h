@@ -143,6 +143,10 @@ struct GenericSpec {
   std::vector<ScalarInst> body;
   int32_t numRegs = 0;
   std::vector<int32_t> yields; // one per output
+  /// The compiled form of this loop nest: a symbol of the program's
+  /// kernelLibrary (KernelLibrary.h), or "" to interpret `body`. The CPU
+  /// executor calls it instead of the interpreter; other backends ignore it.
+  std::string kernel;
 };
 
 //===----------------------------------------------------------------------===//
@@ -236,6 +240,9 @@ struct Program {
   std::vector<ProgramIO> inputs;
   std::vector<ProgramIO> outputs;
   std::vector<Instruction> instructions;
+  /// Shared library of the compiled loop nests (GenericSpec::kernel), made
+  /// by the compiler (lib/Lower/KernelCompiler.cpp); "" when none is.
+  std::string kernelLibrary;
 
   ValueId addValue(DType type, Shape shape) {
     values.push_back({type, std::move(shape)});

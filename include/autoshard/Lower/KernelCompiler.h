@@ -1,0 +1,106 @@
+//===- KernelCompiler.h - Loop nests -> native CPU kernels ------*- C++ -*-===//
+//
+// The loader (ProgramLoader.cpp) hands every loop nest it turns into an
+// rt::GenericSpec to a KernelCompiler as well. Loop nests with static shapes,
+// f32/f64/i32/i64/i1/index operands and an arith/math/linalg.index body are
+// outlined into one kernel module (`func.func @autoshard_kernel_N` holding the
+// same linalg.generic on memrefs with identity layouts); identical kernels are
+// shared. finish() lowers that module with MLIR's pipelines (linalg to loops,
+// math to libm/LLVM, everything to the LLVM dialect with bare-pointer
+// memrefs), optimises it at O3 for the host CPU and emits an object file,
+// linked with the system C compiler driver into a shared library the
+// runtime dlopens (KernelLibrary.h). Results are bit-exact with the
+// interpreter: IEEE semantics (no fast-math, no FP contraction, reductions
+// in loop order) and f32 math functions evaluated by libm in double and
+// rounded to f32, as the interpreter does.
+//
+// Libraries are cached by a hash of the kernel module text, the LLVM version
+// and the host CPU, in $AUTOSHARD_KERNEL_CACHE, else
+// $XDG_CACHE_HOME/autoshard/kernels, else ~/.cache/autoshard/kernels. The
+// entry is built under a lock file, into a temporary name renamed into
+// place, so MPI ranks loading the same program compile it once; a cached
+// library that does not load or lacks a kernel is rebuilt.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOSHARD_LOWER_KERNELCOMPILER_H
+#define AUTOSHARD_LOWER_KERNELCOMPILER_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace autoshard {
+
+enum class KernelMode {
+  /// Compile loop nests of at least KernelOptions::compileThreshold points.
+  Auto,
+  /// Compile every loop nest that can be compiled.
+  Compiled,
+  /// Interpret every loop nest (the reference).
+  Interpreted,
+};
+
+/// "auto", "compiled" or "interpreted".
+std::optional<KernelMode> parseKernelMode(llvm::StringRef text);
+
+struct KernelOptions {
+  KernelMode mode = KernelMode::Interpreted;
+  /// Auto: the least iteration count (product of loop ranges) compiled.
+  int64_t compileThreshold = 4096;
+  /// Fuse single-use elementwise producers into their consumers first
+  /// (fuseElementwiseOps), so chains become one kernel.
+  bool fuse = true;
+  /// The cache directory; "" = the environment's (see above).
+  std::string cacheDir;
+};
+
+/// The cache directory `options` select.
+std::string getKernelCacheDir(const KernelOptions &options);
+
+/// Upstream linalg elementwise fusion on `func`: single-use, all-parallel
+/// producers fuse into their consumer when that consumer is all-parallel or
+/// a one-input reduction (a contraction keeps its shape for BLAS), and
+/// transcendental producers only when the consumer reads them at every
+/// point once (no recomputation under a broadcast).
+mlir::LogicalResult fuseElementwiseOps(mlir::Operation *func);
+
+class KernelCompiler {
+public:
+  KernelCompiler(mlir::MLIRContext *context, KernelOptions options);
+  ~KernelCompiler();
+
+  /// Whether a loop nest of `iterations` points should be compiled.
+  bool wants(int64_t iterations) const;
+
+  /// Outlines a linalg op with a body (generic, map, reduce, elementwise
+  /// named ops). `captures` lists the values the body uses from outside
+  /// with their capture index (the kernel's argument after inputs and
+  /// outputs). Returns the kernel's symbol, or "" when it cannot be
+  /// compiled (it is then interpreted).
+  std::string addLinalg(mlir::linalg::LinalgOp op,
+                        llvm::ArrayRef<std::pair<mlir::Value, int>> captures,
+                        int numCaptures);
+  /// Outlines an arith/math op on tensors (rank-0 operands broadcast), as
+  /// the loader's elementwise loop nest. Returns the symbol or "".
+  std::string addElementwise(mlir::Operation *op);
+
+  /// Compiles the outlined kernels into a shared library (or finds it in
+  /// the cache) and returns its path; "" when there are no kernels. Fails
+  /// with an error at `loc` (in Auto mode, a missing C compiler is a
+  /// warning and returns "": the caller then drops the kernels).
+  mlir::FailureOr<std::string> finish(mlir::Location loc);
+
+  int64_t getNumKernels() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace autoshard
+
+#endif // AUTOSHARD_LOWER_KERNELCOMPILER_H

@@ -1,0 +1,631 @@
+//===- KernelCompilerTest.cpp - Compiled kernels against the interpreter --===//
+//
+// Every kind of loop nest is lowered twice, with interpreted and with compiled
+// kernels (KernelCompiler.h), run on the CPU executor with the same seeded
+// inputs, and compared bit for bit (math functions included: both evaluate
+// them in double and round). Shapes are drawn at random (fixed seed).
+//
+//===----------------------------------------------------------------------===//
+
+#include "autoshard/Lower/KernelCompiler.h"
+#include "autoshard/Lower/ProgramLoader.h"
+#include "autoshard/Runtime/Backend.h"
+#include "autoshard/Runtime/Communicator.h"
+#include "autoshard/Runtime/Executor.h"
+#include "autoshard/Runtime/HostIO.h"
+#include "autoshard/Runtime/KernelLibrary.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+using namespace mlir;
+using namespace autoshard;
+
+namespace {
+
+/// A cache directory for this process, removed at exit.
+struct CacheDir : ::testing::Environment {
+  static std::string &path() {
+    static std::string p;
+    return p;
+  }
+  void SetUp() override {
+    SmallString<128> dir;
+    ASSERT_FALSE(
+        llvm::sys::fs::createUniqueDirectory("autoshard-kernels", dir));
+    path() = std::string(dir);
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(path()); }
+};
+const auto *cacheEnv = ::testing::AddGlobalTestEnvironment(new CacheDir);
+
+/// `text` with every "$X" replaced by vars[X].
+std::string subst(std::string text,
+                  const std::vector<std::pair<std::string, int64_t>> &vars) {
+  for (const auto &[name, value] : vars) {
+    std::string key = "$" + name;
+    for (size_t pos; (pos = text.find(key)) != std::string::npos;)
+      text.replace(pos, key.size(), std::to_string(value));
+  }
+  return text;
+}
+
+struct Lowered {
+  std::string diagnostics;
+  FailureOr<rt::Program> program = failure();
+};
+
+class KernelTest : public ::testing::Test {
+protected:
+  KernelTest() {
+    context.loadDialect<arith::ArithDialect, func::FuncDialect,
+                        linalg::LinalgDialect, math::MathDialect,
+                        tensor::TensorDialect>();
+  }
+
+  OwningOpRef<ModuleOp> parse(const std::string &text) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module) << text;
+    return module;
+  }
+
+  Lowered lower(ModuleOp module, KernelMode mode, bool fuse = false,
+                std::string cacheDir = "") {
+    Lowered out;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      llvm::raw_string_ostream os(out.diagnostics);
+      os << d << "\n";
+      return success();
+    });
+    LowerOptions options;
+    options.kernels.mode = mode;
+    options.kernels.fuse = fuse;
+    options.kernels.compileThreshold = 1;
+    options.kernels.cacheDir = cacheDir.empty() ? CacheDir::path() : cacheDir;
+    out.program = lowerToProgram(module, "", options);
+    return out;
+  }
+
+  static std::vector<rt::Tensor> run(const rt::Program &program,
+                                     uint64_t seed) {
+    std::unique_ptr<rt::Backend> backend = rt::createCpuBackend();
+    std::unique_ptr<rt::Communicator> comm =
+        rt::createLocalCommunicator(program.mesh);
+    rt::Executor executor(program, *backend, *comm);
+    std::vector<rt::Tensor> inputs;
+    for (size_t i = 0; i < program.inputs.size(); ++i) {
+      const rt::ValueInfo &info = program.values[program.inputs[i].value];
+      inputs.push_back(rt::makeSeededTensor(info.type, info.shape, seed, i));
+    }
+    return executor.run(inputs);
+  }
+
+  static int countGenerics(const rt::Program &p, bool compiled) {
+    int n = 0;
+    for (const rt::Instruction &inst : p.instructions)
+      if (inst.kind == rt::OpKind::Generic &&
+          inst.generic->kernel.empty() != compiled)
+        ++n;
+    return n;
+  }
+
+  /// Units in the last place between two floats of the same type.
+  static int64_t ulps(double a, double b, bool f32) {
+    if (a == b || (std::isnan(a) && std::isnan(b)))
+      return 0;
+    if (f32) {
+      float fa = a, fb = b;
+      int32_t ia, ib;
+      std::memcpy(&ia, &fa, 4);
+      std::memcpy(&ib, &fb, 4);
+      if (ia < 0)
+        ia = INT32_MIN - ia;
+      if (ib < 0)
+        ib = INT32_MIN - ib;
+      return std::llabs(static_cast<int64_t>(ia) - ib);
+    }
+    int64_t ia, ib;
+    std::memcpy(&ia, &a, 8);
+    std::memcpy(&ib, &b, 8);
+    if (ia < 0)
+      ia = INT64_MIN - ia;
+    if (ib < 0)
+      ib = INT64_MIN - ib;
+    return std::llabs(ia - ib);
+  }
+
+  /// Lowers `text` interpreted and compiled (optionally fused), runs both
+  /// and compares every output within `maxUlps` (0: bit-exact). Returns the
+  /// compiled program for further checks.
+  rt::Program check(const std::string &text, int64_t maxUlps = 0,
+                    bool fuse = false, int expectCompiled = -1,
+                    int expectInterpreted = 0) {
+    OwningOpRef<ModuleOp> module = parse(text);
+    if (!module)
+      return {};
+    Lowered ref = lower(*module, KernelMode::Interpreted);
+    Lowered fast = lower(*module, KernelMode::Compiled, fuse);
+    EXPECT_TRUE(succeeded(ref.program)) << ref.diagnostics;
+    EXPECT_TRUE(succeeded(fast.program)) << fast.diagnostics;
+    if (failed(ref.program) || failed(fast.program))
+      return {};
+    EXPECT_TRUE(ref.program->kernelLibrary.empty());
+    EXPECT_FALSE(fast.program->kernelLibrary.empty()) << text;
+    EXPECT_EQ(countGenerics(*ref.program, true), 0);
+    if (expectCompiled >= 0)
+      EXPECT_EQ(countGenerics(*fast.program, true), expectCompiled)
+          << fast.program->str();
+    EXPECT_EQ(countGenerics(*fast.program, false), expectInterpreted)
+        << fast.program->str();
+    for (uint64_t seed : {1, 2}) {
+      std::vector<rt::Tensor> a = run(*ref.program, seed);
+      std::vector<rt::Tensor> b = run(*fast.program, seed);
+      EXPECT_EQ(a.size(), b.size());
+      for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
+        EXPECT_EQ(a[k].getTypeString(), b[k].getTypeString());
+        if (a[k].getTypeString() != b[k].getTypeString())
+          continue;
+        bool isFloat = rt::isFloatDType(a[k].getDType());
+        bool f32 = a[k].getDType() == rt::DType::F32;
+        int64_t worst = 0, bad = 0;
+        for (int64_t i = 0; i < a[k].getNumElements(); ++i) {
+          int64_t d = isFloat
+                          ? ulps(a[k].getAsDouble(i), b[k].getAsDouble(i), f32)
+                          : (a[k].getAsInt(i) != b[k].getAsInt(i));
+          worst = std::max(worst, d);
+          // Chains of libm calls: an error of maxUlps ulps of 1 is fine
+          // where cancellation made the result small.
+          if (d > maxUlps && isFloat &&
+              std::fabs(a[k].getAsDouble(i) - b[k].getAsDouble(i)) <=
+                  maxUlps * (f32 ? 0x1p-23 : 0x1p-52))
+            d = 0;
+          if (d > maxUlps && bad++ < 3)
+            ADD_FAILURE() << "output " << k << " element " << i
+                          << ": interpreted " << a[k].getAsDouble(i)
+                          << ", compiled " << b[k].getAsDouble(i) << " (" << d
+                          << " ulps)\n"
+                          << text;
+        }
+      }
+    }
+    return std::move(*fast.program);
+  }
+
+  std::mt19937 rng{20261126};
+  int64_t dim(int64_t lo = 1, int64_t hi = 37) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  }
+  MLIRContext context;
+};
+
+//===----------------------------------------------------------------------===//
+// Kernel kinds
+//===----------------------------------------------------------------------===//
+
+TEST_F(KernelTest, BinaryArithmeticMultiOutputExact) {
+  const char *text = R"(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%a: tensor<$Mx$Nx$T>, %b: tensor<$Mx$Nx$T>)
+    -> (tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>) {
+  %e = tensor.empty() : tensor<$Mx$Nx$T>
+  %r:4 = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id, #id],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>)
+      outs(%e, %e, %e, %e : tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>) {
+  ^bb0(%x: $T, %y: $T, %o0: $T, %o1: $T, %o2: $T, %o3: $T):
+    %s = arith.addf %x, %y : $T
+    %d = arith.subf %x, %y : $T
+    %m = arith.mulf %x, %y : $T
+    %q = arith.divf %s, %y : $T
+    linalg.yield %s, %d, %m, %q : $T, $T, $T, $T
+  } -> (tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>
+}
+)";
+  for (const char *type : {"f32", "f64"})
+    for (int rep = 0; rep < 2; ++rep) {
+      std::string t = subst(text, {{"M", dim()}, {"N", dim()}});
+      for (size_t pos; (pos = t.find("$T")) != std::string::npos;)
+        t.replace(pos, 2, type);
+      check(t, 0, false, 1);
+    }
+}
+
+TEST_F(KernelTest, UnaryMathWithinUlps) {
+  const char *text = R"(
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @main(%a: tensor<$Ax$Bx$Cxf32>) -> ($TYPES) {
+  %e = tensor.empty() : tensor<$Ax$Bx$Cxf32>
+  %r:6 = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id, #id, #id],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<$Ax$Bx$Cxf32>) outs(%e, %e, %e, %e, %e, %e : $TYPES) {
+  ^bb0(%x: f32, %o0: f32, %o1: f32, %o2: f32, %o3: f32, %o4: f32, %o5: f32):
+    %ex = math.exp %x : f32
+    %th = math.tanh %x : f32
+    %er = math.erf %x : f32
+    %ab = math.absf %x : f32
+    %sq = math.sqrt %ab : f32
+    %lg = math.log %ab : f32
+    %rs = math.rsqrt %ab : f32
+    linalg.yield %ex, %th, %er, %sq, %lg, %rs : f32, f32, f32, f32, f32, f32
+  } -> ($TYPES)
+  return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5 : $TYPES
+}
+)";
+  // Both evaluate f32 math functions in double and round to f32.
+  for (int rep = 0; rep < 2; ++rep) {
+    std::string t = subst(text, {{"A", dim(1, 5)}, {"B", dim()}, {"C", dim()}});
+    size_t at = t.find("tensor<");
+    std::string one = t.substr(at, t.find('>', at) - at + 1);
+    std::string types = one;
+    for (int k = 1; k < 6; ++k)
+      types += ", " + one;
+    for (size_t pos; (pos = t.find("$TYPES")) != std::string::npos;)
+      t.replace(pos, 6, types);
+    check(t, 0, false, 1);
+  }
+}
+
+TEST_F(KernelTest, BroadcastExact) {
+  const char *text = R"(
+func.func @main(%row: tensor<$Nxf32>, %col: tensor<$Mxf32>, %x: tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32> {
+  %e = tensor.empty() : tensor<$Mx$Nxf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i)>,
+      affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%row, %col, %x : tensor<$Nxf32>, tensor<$Mxf32>, tensor<$Mx$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.subf %m, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<$Mx$Nxf32>
+  return %r : tensor<$Mx$Nxf32>
+}
+)";
+  for (int rep = 0; rep < 3; ++rep)
+    check(subst(text, {{"M", dim()}, {"N", dim()}}), 0, false, 1);
+}
+
+TEST_F(KernelTest, ReductionsInnerAndOuterExact) {
+  const char *text = R"(
+func.func @main(%x: tensor<$Mx$Nxf32>) -> (tensor<$Mxf32>, tensor<$Nxf32>, tensor<$Mxf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %em = tensor.empty() : tensor<$Mxf32>
+  %en = tensor.empty() : tensor<$Nxf32>
+  %zm = linalg.fill ins(%zero : f32) outs(%em : tensor<$Mxf32>) -> tensor<$Mxf32>
+  %zn = linalg.fill ins(%zero : f32) outs(%en : tensor<$Nxf32>) -> tensor<$Nxf32>
+  %im = linalg.fill ins(%ninf : f32) outs(%em : tensor<$Mxf32>) -> tensor<$Mxf32>
+  %inner = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+      iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<$Mx$Nxf32>) outs(%zm : tensor<$Mxf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %acc, %sq : f32
+    linalg.yield %s : f32
+  } -> tensor<$Mxf32>
+  %outer = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+      iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<$Mx$Nxf32>) outs(%zn : tensor<$Nxf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<$Nxf32>
+  %max = linalg.reduce ins(%x : tensor<$Mx$Nxf32>) outs(%im : tensor<$Mxf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %m = arith.maximumf %a, %acc : f32
+      linalg.yield %m : f32
+    }
+  return %inner, %outer, %max : tensor<$Mxf32>, tensor<$Nxf32>, tensor<$Mxf32>
+}
+)";
+  for (int rep = 0; rep < 3; ++rep)
+    check(subst(text, {{"M", dim()}, {"N", dim(1, 300)}}), 0, false, 3);
+}
+
+TEST_F(KernelTest, IntegersCompareSelectExact) {
+  const char *text = R"(
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<$Nxi32>, %b: tensor<$Nxi64>, %p: tensor<$Nxi1>, %x: tensor<$Nxf32>)
+    -> (tensor<$Nxi32>, tensor<$Nxi64>, tensor<$Nxi1>, tensor<$Nxf32>) {
+  %e32 = tensor.empty() : tensor<$Nxi32>
+  %e64 = tensor.empty() : tensor<$Nxi64>
+  %e1 = tensor.empty() : tensor<$Nxi1>
+  %ef = tensor.empty() : tensor<$Nxf32>
+  %r:4 = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id, #id, #id, #id],
+      iterator_types = ["parallel"]}
+      ins(%a, %b, %p, %x : tensor<$Nxi32>, tensor<$Nxi64>, tensor<$Nxi1>, tensor<$Nxf32>)
+      outs(%e32, %e64, %e1, %ef : tensor<$Nxi32>, tensor<$Nxi64>, tensor<$Nxi1>, tensor<$Nxf32>) {
+  ^bb0(%ia: i32, %ib: i64, %ip: i1, %fx: f32, %o0: i32, %o1: i64, %o2: i1, %o3: f32):
+    %c3 = arith.constant 3 : i32
+    %m = arith.muli %ia, %c3 : i32
+    %x1 = arith.xori %m, %ia : i32
+    %ext = arith.extsi %x1 : i32 to i64
+    %sum = arith.subi %ext, %ib : i64
+    %lt = arith.cmpi slt, %ext, %ib : i64
+    %neg = arith.cmpf olt, %fx, %fx : f32
+    %pos = arith.cmpf ogt, %fx, %fx : f32
+    %z = arith.constant 0.0 : f32
+    %isneg = arith.cmpf olt, %fx, %z : f32
+    %both = arith.xori %isneg, %ip : i1
+    %sel = arith.select %both, %fx, %z : f32
+    %big = arith.select %lt, %sum, %ib : i64
+    %conv = arith.sitofp %x1 : i32 to f32
+    %out = arith.addf %sel, %conv : f32
+    linalg.yield %x1, %big, %both, %out : i32, i64, i1, f32
+  } -> (tensor<$Nxi32>, tensor<$Nxi64>, tensor<$Nxi1>, tensor<$Nxf32>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<$Nxi32>, tensor<$Nxi64>, tensor<$Nxi1>, tensor<$Nxf32>
+}
+)";
+  for (int rep = 0; rep < 3; ++rep)
+    check(subst(text, {{"N", dim(1, 500)}}), 0, false, 1);
+}
+
+TEST_F(KernelTest, LinalgIndexExact) {
+  const char *text = R"(
+func.func @main(%x: tensor<$Mx$Nxf32>) -> (tensor<$Mx$Nxi64>, tensor<$Mx$Nxf32>) {
+  %e = tensor.empty() : tensor<$Mx$Nxi64>
+  %ef = tensor.empty() : tensor<$Mx$Nxf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+      affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<$Mx$Nxf32>) outs(%e, %ef : tensor<$Mx$Nxi64>, tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %o: i64, %of: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %n = arith.constant $N : index
+    %lin = arith.muli %i, %n : index
+    %flat = arith.addi %lin, %j : index
+    %v = arith.index_cast %flat : index to i64
+    %le = arith.cmpi ule, %i, %j : index
+    %z = arith.constant 0.0 : f32
+    %tri = arith.select %le, %a, %z : f32
+    linalg.yield %v, %tri : i64, f32
+  } -> (tensor<$Mx$Nxi64>, tensor<$Mx$Nxf32>)
+  return %r#0, %r#1 : tensor<$Mx$Nxi64>, tensor<$Mx$Nxf32>
+}
+)";
+  for (int rep = 0; rep < 3; ++rep)
+    check(subst(text, {{"M", dim()}, {"N", dim()}}), 0, false, 1);
+}
+
+TEST_F(KernelTest, CapturesAndTensorArithExact) {
+  // A scalar from outside the body (a captured rank-0 value), a constant
+  // from outside, arith and math directly on tensors.
+  const char *text = R"(
+func.func @main(%s: tensor<f32>, %x: tensor<$Mx$Nxf32>, %y: tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32> {
+  %scale = tensor.extract %s[] : tensor<f32>
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<$Mx$Nxf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<$Mx$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %scale : f32
+    %h = arith.mulf %m, %half : f32
+    linalg.yield %h : f32
+  } -> tensor<$Mx$Nxf32>
+  %sum = arith.addf %g, %y : tensor<$Mx$Nxf32>
+  %q = arith.divf %sum, %y : tensor<$Mx$Nxf32>
+  return %q : tensor<$Mx$Nxf32>
+}
+)";
+  for (int rep = 0; rep < 2; ++rep)
+    // tensor.extract stays interpreted (its bounds are checked).
+    check(subst(text, {{"M", dim()}, {"N", dim()}}), 0, false, 3, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+TEST_F(KernelTest, FusedBiasGeluAndLayerNorm) {
+  // x + bias, GELU (erf), a residual add, then LayerNorm: mean, centred
+  // square sum, normalise. Unfused: 8 generics; fused: the elementwise
+  // producers fold into their single consumers.
+  const char *text = R"(
+#x = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#col = affine_map<(i, j) -> (j)>
+func.func @main(%x: tensor<$Mx$Nxf32>, %bias: tensor<$Nxf32>, %res: tensor<$Mx$Nxf32>,
+                %gamma: tensor<$Nxf32>) -> tensor<$Mx$Nxf32> {
+  %e = tensor.empty() : tensor<$Mx$Nxf32>
+  %er = tensor.empty() : tensor<$Mxf32>
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%er : tensor<$Mxf32>) -> tensor<$Mxf32>
+  %b = linalg.generic {indexing_maps = [#x, #col, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bias : tensor<$Mx$Nxf32>, tensor<$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<$Mx$Nxf32>
+  %g = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<$Mx$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r2 = arith.constant 0.707106769 : f32
+    %h = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %t = arith.mulf %a, %r2 : f32
+    %er2 = math.erf %t : f32
+    %p = arith.addf %er2, %one : f32
+    %q = arith.mulf %a, %p : f32
+    %y = arith.mulf %q, %h : f32
+    linalg.yield %y : f32
+  } -> tensor<$Mx$Nxf32>
+  %r = linalg.generic {indexing_maps = [#x, #x, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %res : tensor<$Mx$Nxf32>, tensor<$Mx$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<$Mx$Nxf32>
+  %sum = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%r : tensor<$Mx$Nxf32>) outs(%z : tensor<$Mxf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<$Mxf32>
+  %c = linalg.generic {indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %sum : tensor<$Mx$Nxf32>, tensor<$Mxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %inv = arith.constant $INV : f32
+    %m = arith.mulf %s, %inv : f32
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<$Mx$Nxf32>
+  %c2 = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<$Mx$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    linalg.yield %sq : f32
+  } -> tensor<$Mx$Nxf32>
+  %var = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%c2 : tensor<$Mx$Nxf32>) outs(%z : tensor<$Mxf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<$Mxf32>
+  %y = linalg.generic {indexing_maps = [#x, #row, #col, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %var, %gamma : tensor<$Mx$Nxf32>, tensor<$Mxf32>, tensor<$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+  ^bb0(%a: f32, %v: f32, %w: f32, %o: f32):
+    %inv = arith.constant $INV : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %m = arith.mulf %v, %inv : f32
+    %p = arith.addf %m, %eps : f32
+    %rs = math.rsqrt %p : f32
+    %n = arith.mulf %a, %rs : f32
+    %s = arith.mulf %n, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<$Mx$Nxf32>
+  return %y : tensor<$Mx$Nxf32>
+}
+)";
+  for (int rep = 0; rep < 2; ++rep) {
+    int64_t n = dim(2, 64);
+    std::string t = subst(text, {{"M", dim()}, {"N", n}});
+    std::string inv;
+    llvm::raw_string_ostream(inv) << llvm::format("%.9e", 1.0 / n);
+    for (size_t pos; (pos = t.find("$INV")) != std::string::npos;)
+      t.replace(pos, 4, inv);
+    // Unfused: 8 generics (and the fill); fused: bias+GELU+residual is one,
+    // the centring folds into the variance reduction.
+    check(t, 0, false, 8);
+    rt::Program fused = check(t, 0, true);
+    EXPECT_LE(countGenerics(fused, true), 5) << fused.str();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Cache and failures
+//===----------------------------------------------------------------------===//
+
+const char *kSmall = R"(
+func.func @main(%x: tensor<16x8xf32>, %y: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %e = tensor.empty() : tensor<16x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+      affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<16x8xf32>, tensor<16x8xf32>) outs(%e : tensor<16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<16x8xf32>
+  return %r : tensor<16x8xf32>
+}
+)";
+
+TEST_F(KernelTest, CorruptCachedLibraryIsRebuilt) {
+  std::string dir = CacheDir::path() + "/corrupt";
+  OwningOpRef<ModuleOp> module = parse(kSmall);
+  Lowered first = lower(*module, KernelMode::Compiled, false, dir);
+  ASSERT_TRUE(succeeded(first.program)) << first.diagnostics;
+  std::string lib = first.program->kernelLibrary;
+  ASSERT_FALSE(lib.empty());
+  std::vector<rt::Tensor> good = run(*first.program, 3);
+  { std::ofstream(lib, std::ios::trunc) << "not an ELF file"; }
+  // The executor reports a library that does not load on one line.
+  try {
+    run(*first.program, 3);
+    ADD_FAILURE() << "a corrupt library ran";
+  } catch (const rt::Error &e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("cannot load compiled kernels '" + lib + "'"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  // Lowering again finds the cached file unusable and rebuilds it.
+  Lowered second = lower(*module, KernelMode::Compiled, false, dir);
+  ASSERT_TRUE(succeeded(second.program)) << second.diagnostics;
+  EXPECT_EQ(second.program->kernelLibrary, lib);
+  std::vector<rt::Tensor> again = run(*second.program, 3);
+  double err = 0;
+  EXPECT_EQ(rt::compareTensors(good[0], again[0], 0, 0, err), "");
+  // A library that has vanished is a one-line error too.
+  llvm::sys::fs::remove(lib);
+  try {
+    run(*second.program, 3);
+    ADD_FAILURE() << "a missing library ran";
+  } catch (const rt::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot load compiled kernels"),
+              std::string::npos);
+  }
+}
+
+TEST_F(KernelTest, NoCompilerIsAnErrorOrAWarning) {
+  std::string dir = CacheDir::path() + "/nocc";
+  OwningOpRef<ModuleOp> module = parse(kSmall);
+  setenv("AUTOSHARD_KERNEL_CC", "/nonexistent/cc", 1);
+  Lowered compiled = lower(*module, KernelMode::Compiled, false, dir);
+  EXPECT_TRUE(failed(compiled.program));
+  EXPECT_NE(compiled.diagnostics.find("no C compiler driver (/nonexistent/cc)"),
+            std::string::npos)
+      << compiled.diagnostics;
+  EXPECT_EQ(std::count(compiled.diagnostics.begin(), compiled.diagnostics.end(),
+                       '\n'),
+            1)
+      << compiled.diagnostics;
+  // Auto: a warning, and every loop nest interpreted.
+  Lowered automatic = lower(*module, KernelMode::Auto, false, dir);
+  unsetenv("AUTOSHARD_KERNEL_CC");
+  ASSERT_TRUE(succeeded(automatic.program)) << automatic.diagnostics;
+  EXPECT_NE(automatic.diagnostics.find("interpreting every loop nest"),
+            std::string::npos)
+      << automatic.diagnostics;
+  EXPECT_TRUE(automatic.program->kernelLibrary.empty());
+  EXPECT_EQ(countGenerics(*automatic.program, true), 0);
+  EXPECT_EQ(run(*automatic.program, 1).size(), 1u);
+}
+
+TEST_F(KernelTest, AutoCompilesOnlyLargeNests) {
+  OwningOpRef<ModuleOp> module = parse(kSmall);
+  LowerOptions options;
+  options.kernels.mode = KernelMode::Auto;
+  options.kernels.cacheDir = CacheDir::path();
+  options.kernels.compileThreshold = 129;
+  FailureOr<rt::Program> small = lowerToProgram(*module, "", options);
+  ASSERT_TRUE(succeeded(small));
+  EXPECT_TRUE(small->kernelLibrary.empty());
+  options.kernels.compileThreshold = 128;
+  FailureOr<rt::Program> large = lowerToProgram(*module, "", options);
+  ASSERT_TRUE(succeeded(large));
+  EXPECT_EQ(countGenerics(*large, true), 1);
+  EXPECT_NE(large->str().find("compiled @autoshard_kernel_0"),
+            std::string::npos)
+      << large->str();
+}
+
+} // namespace
