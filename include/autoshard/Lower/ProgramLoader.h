@@ -19,8 +19,9 @@
 // matrix product after a permutation of dims, reach BLAS/cuBLAS as one
 // Matmul/BatchMatmul between storage-sharing Reshapes, plus one packed
 // Transpose per operand whose dims do not group (lib/Lower/Contraction.h);
-// the rest the loop-nest evaluator with an
-// arith/math/linalg.index/tensor.extract body),
+// the rest loop nests with an arith/math/linalg.index/tensor.extract body,
+// interpreted by the runtime's evaluator or, with LowerOptions::kernels,
+// compiled to native kernels (KernelCompiler.h)),
 // linalg.softmax/transpose/fill, tensor.empty/expand_shape/collapse_shape/
 // reshape/cast/extract_slice/insert_slice/concat/pad/gather/splat/extract,
 // arith.constant (dense), arith/math on tensors and scalars. Anything else
