@@ -25,6 +25,13 @@
 // RUN: FileCheck %s --check-prefix=ACC-REPORT < %t.acc.json
 // RUN: autoshard-opt %s --dist-training-step='loss=mse optimizer=adam lr=0.01 data-axis=dp micro-batches=2' --dist-propagate='report=%t.acc-plain.json cluster=%S/Inputs/cluster-low-latency.json' -o /dev/null
 // RUN: FileCheck %s --check-prefix=ACC-REPORT-PLAIN < %t.acc-plain.json
+// The default threshold is MindSpore's 64 KB (65536 bytes): every parameter
+// here is smaller, so nothing is split.
+// RUN: autoshard-opt %s --dist-training-step='loss=mse optimizer=adam lr=0.01 data-axis=dp optimizer-shard=true' | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: func.func @train_step(
+// DEFAULT-NOT: dist.annotate %arg3
+// DEFAULT-NOT: dist.annotate %arg7
+// DEFAULT: return
 // SGD keeps no state, but its update is split the same way.
 // RUN: autoshard-opt %s --dist-training-step='loss=mse optimizer=sgd lr=0.01 data-axis=dp optimizer-shard=true optimizer-shard-threshold=8192' --dist-propagate='cluster=%S/Inputs/cluster-low-latency.json' --dist-partition | FileCheck %s --check-prefix=SGD
 
