@@ -245,6 +245,10 @@ bool ContractionLowering::analyse(bool lookThroughTransposes) {
   if (!any[K] && !(any[M] && any[N]))
     return false;
   batched = groupSize(Batch) != 1;
+  // Batched dot products (neither M nor N) are reductions: a GEMM call per
+  // batch entry costs more than the loop nest.
+  if (batched && !any[M] && !any[N])
+    return false;
   const Group firsts[3][2] = {{M, K}, {K, N}, {M, N}};
   for (int i = 0; i < 3; ++i) {
     Operand &x = operands[i];

@@ -39,8 +39,9 @@ struct PlanBuilder {
 /// (a constant 0 only on a size-1 dim) under which every loop of size > 1
 /// is a batch loop (in all three operands), an M loop (in0 and the init), an
 /// N loop (in1 and the init) or a K loop (both inputs), with K loops or
-/// both M and N loops present (a multiply-add without either is left to the
-/// loop-nest evaluator). Returns true when lowered, false (nothing emitted)
+/// both M and N loops present, and M or N loops where there are batch loops
+/// (elementwise multiply-adds and batched dot products are left to the loop
+/// nests). Returns true when lowered, false (nothing emitted)
 /// when `op` is not such a contraction, failure after a diagnostic.
 mlir::FailureOr<bool> tryLowerContraction(mlir::linalg::LinalgOp op,
                                           PlanBuilder &builder);
