@@ -601,13 +601,26 @@ KernelCompiler::Impl::compileObject(const std::string &text,
   return object;
 }
 
+/// --kernels=compiled: an error; auto: a warning and "" (every loop nest is
+/// then interpreted: a read-only cache or a missing compiler must not stop a
+/// run the interpreter can do).
+static FailureOr<std::string> reportFailure(Location loc, bool autoMode,
+                                            const std::string &msg) {
+  if (autoMode) {
+    emitWarning(loc, "autoshard: compiled kernels: ")
+        << msg << "; interpreting every loop nest";
+    return std::string();
+  }
+  emitError(loc, "autoshard: compiled kernels: ") << msg;
+  return failure();
+}
+
 FailureOr<std::string> KernelCompiler::finish(Location loc) {
   if (impl->symbols.empty())
     return std::string();
   bool autoMode = impl->options.mode == KernelMode::Auto;
-  auto fail = [&](const Twine &msg) -> FailureOr<std::string> {
-    emitError(loc, "autoshard: compiled kernels: ") << msg;
-    return failure();
+  auto fail = [&](const Twine &msg) {
+    return reportFailure(loc, autoMode, msg.str());
   };
 
   std::string text;
@@ -649,11 +662,7 @@ FailureOr<std::string> KernelCompiler::finish(Location loc) {
     std::string msg = "no C compiler driver (" + tried +
                       ") on PATH to link them; set AUTOSHARD_KERNEL_CC or "
                       "use --kernels=interpreted";
-    if (!autoMode)
-      return fail(msg);
-    emitWarning(loc, "autoshard: compiled kernels: ")
-        << msg << "; interpreting every loop nest";
-    return std::string();
+    return fail(msg);
   }
 
   std::string error;

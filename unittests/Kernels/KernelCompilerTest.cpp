@@ -610,6 +610,25 @@ TEST_F(KernelTest, NoCompilerIsAnErrorOrAWarning) {
   EXPECT_EQ(run(*automatic.program, 1).size(), 1u);
 }
 
+TEST_F(KernelTest, UnwritableCacheIsAnErrorOrAWarning) {
+  OwningOpRef<ModuleOp> module = parse(kSmall);
+  // A directory below a regular file cannot be created.
+  std::string file = CacheDir::path() + "/plain-file";
+  std::ofstream(file) << "x";
+  Lowered compiled =
+      lower(*module, KernelMode::Compiled, false, file + "/cache");
+  EXPECT_TRUE(failed(compiled.program));
+  EXPECT_NE(compiled.diagnostics.find("cannot create the cache directory"),
+            std::string::npos)
+      << compiled.diagnostics;
+  Lowered automatic = lower(*module, KernelMode::Auto, false, file + "/cache");
+  ASSERT_TRUE(succeeded(automatic.program)) << automatic.diagnostics;
+  EXPECT_NE(automatic.diagnostics.find("interpreting every loop nest"),
+            std::string::npos)
+      << automatic.diagnostics;
+  EXPECT_EQ(countGenerics(*automatic.program, true), 0);
+}
+
 TEST_F(KernelTest, AutoCompilesOnlyLargeNests) {
   OwningOpRef<ModuleOp> module = parse(kSmall);
   LowerOptions options;

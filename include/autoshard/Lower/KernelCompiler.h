@@ -90,8 +90,9 @@ public:
 
   /// Compiles the outlined kernels into a shared library (or finds it in
   /// the cache) and returns its path; "" when there are no kernels. Fails
-  /// with an error at `loc` (in Auto mode, a missing C compiler is a
-  /// warning and returns "": the caller then drops the kernels).
+  /// with an error at `loc`; in Auto mode a failure (no C compiler, an
+  /// unwritable cache, ...) is a warning and returns "": the caller then
+  /// interprets every loop nest.
   mlir::FailureOr<std::string> finish(mlir::Location loc);
 
   int64_t getNumKernels() const;
