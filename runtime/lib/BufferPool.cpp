@@ -61,6 +61,7 @@ std::shared_ptr<Buffer> BufferPool::get(int64_t bytes) {
       it->second.pop_back();
       ++stats.poolHits;
       stats.pooledBytes -= capacity;
+      lend(capacity);
     }
   }
   if (!block) {
@@ -71,14 +72,15 @@ std::shared_ptr<Buffer> BufferPool::get(int64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex);
     ++stats.systemAllocations;
     stats.systemBytes += capacity;
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    stats.bytesInUse += capacity;
-    stats.peakBytesInUse = std::max(stats.peakBytesInUse, stats.bytesInUse);
+    lend(capacity);
   }
   return std::make_shared<PooledBuffer>(shared_from_this(), block, bytes,
                                         capacity, space);
+}
+
+void BufferPool::lend(size_t capacity) {
+  stats.bytesInUse += capacity;
+  stats.peakBytesInUse = std::max(stats.peakBytesInUse, stats.bytesInUse);
 }
 
 void BufferPool::release(void *data, size_t capacity) {

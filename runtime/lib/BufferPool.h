@@ -16,9 +16,9 @@
 #include "autoshard/Runtime/Backend.h"
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace autoshard::rt {
@@ -49,12 +49,14 @@ private:
   BufferPool(MemorySpace space, RawAlloc alloc, RawFree free)
       : space(space), rawAlloc(std::move(alloc)), rawFree(std::move(free)) {}
   void release(void *data, size_t capacity);
+  /// Counts `capacity` bytes as in use (the mutex is held).
+  void lend(size_t capacity);
 
   MemorySpace space;
   RawAlloc rawAlloc;
   RawFree rawFree;
   mutable std::mutex mutex;
-  std::map<size_t, std::vector<void *>> freeLists;
+  std::unordered_map<size_t, std::vector<void *>> freeLists;
   MemoryStats stats;
 };
 
