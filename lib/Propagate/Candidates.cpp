@@ -45,7 +45,7 @@ CandidateList FunctionPropagation::argumentCandidates(Type type) {
 }
 
 FailureOr<CandidateList>
-FunctionPropagation::opCandidates(Operation &op, OpClass &cls,
+FunctionPropagation::opCandidates(Operation &op, OpClass &cls, bool layoutFree,
                                   bool &userFixed) {
   if (auto annotate = dyn_cast<AnnotateOp>(op)) {
     if (annotate.getLayout().getMesh() != meshAttr)
@@ -90,6 +90,34 @@ FunctionPropagation::opCandidates(Operation &op, OpClass &cls,
     return op.emitError("dist-propagate: strategy on mesh ")
            << strategy.getMesh() << " but propagation runs on " << meshAttr;
   Candidate user;
+  if (layoutFree) {
+    // A layout-free op takes whatever layout its consumer wants, a pending
+    // partial sum included (the pass writes such strategies itself): its
+    // strategy is taken as it is. Its work is what the pass counted when it
+    // wrote the strategy: where its one reader passed the layout on, the
+    // least of the rule's candidates (the solver's choice for a node
+    // without edges), else that of the candidate with these layouts.
+    for (LayoutAttr l : strategy.getOperands())
+      user.operandLayouts.push_back(l.toTensorLayout());
+    for (LayoutAttr l : strategy.getResults())
+      user.resultLayouts.push_back(l.toTensorLayout());
+    std::optional<double> same, least;
+    for (const Candidate &c : *cls.cands) {
+      least = std::min(least.value_or(c.flops), c.flops);
+      if (!same && llvm::equal(c.resultLayouts, user.resultLayouts,
+                               [](const TensorLayout &a,
+                                  const TensorLayout &b) {
+                                 return sameLayout(a, b);
+                               }))
+        same = c.flops;
+    }
+    bool passedOn = llvm::all_of(op.getResults(),
+                                 [](Value r) { return r.hasOneUse(); });
+    user.flops = passedOn ? least.value_or(0.0)
+                          : same.value_or(least.value_or(0.0));
+    userFixed = true;
+    return makeList({user});
+  }
   if (failed(matchUserStrategy(&op, strategy, cls.rule, dmesh, user)))
     return failure();
   // Keep only the user's candidate (it may be beyond the enumeration bound).

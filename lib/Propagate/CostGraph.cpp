@@ -37,7 +37,9 @@ void FunctionPropagation::buildSolverGraph() {
   report.numPricedReshards += pricing.pairs.size();
 }
 
-/// Node costs by candidate list, shared by the graph's nodes (not copied).
+/// Node costs by candidate list, shared by the graph's nodes (not copied):
+/// an op's compute time; a `dist.reshard` already in the input costs the
+/// planner's time for its one candidate, as a reshard the pass emits.
 void FunctionPropagation::addNodeCosts() {
   llvm::DenseMap<std::pair<const void *, unsigned>,
                  std::shared_ptr<const std::vector<double>>>
@@ -50,8 +52,15 @@ void FunctionPropagation::addNodeCosts() {
     if (inserted) {
       auto costs = std::make_shared<std::vector<double>>();
       costs->reserve(n.cands().size());
-      for (const Candidate &c : n.cands())
-        costs->push_back(isOp ? model.getComputeTimeUs(c.flops) : 0.0);
+      for (const Candidate &c : n.cands()) {
+        double cost = 0.0;
+        if (isOp && isa<ReshardOp>(n.op))
+          cost = planTime(n.op->getOperand(0), c.operandLayouts[0],
+                          c.resultLayouts[0]);
+        else if (isOp)
+          cost = model.getComputeTimeUs(c.flops);
+        costs->push_back(cost);
+      }
       it->second = std::move(costs);
     }
     n.solverId = graph.addNode(nodeKey(hashes[i]), it->second);

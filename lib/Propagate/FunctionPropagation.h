@@ -80,7 +80,7 @@ private:
   /// An op's candidates: its user constraint's (setting `userFixed`), else
   /// its class's rule's.
   mlir::FailureOr<CandidateList> opCandidates(Operation &op, OpClass &cls,
-                                              bool &userFixed);
+                                              bool layoutFree, bool &userFixed);
   /// A function result's: its producer's layouts, partial sums resolved.
   CandidateList resultCandidates(unsigned pn, unsigned slot, mlir::Type type);
   /// A fan-out node's, over the layout lists of its producer and readers.
@@ -125,6 +125,7 @@ private:
 
   //===--- 6. Report (ReportPhase.cpp) ------------------------------------===//
   void reportStrategies();
+  mlir::LogicalResult reportInputReshards();
   void reportMemory();
   llvm::StringRef layoutText(const TensorLayout &l);
 

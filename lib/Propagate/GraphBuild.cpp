@@ -102,11 +102,12 @@ LogicalResult FunctionPropagation::addOpNodes() {
     n.kind = Node::Op;
     n.op = &op;
     OpClass &cls = classes.classOf(&op);
-    FailureOr<CandidateList> list = opCandidates(op, cls, n.userFixed);
+    n.layoutFree = isLayoutFree(&op);
+    FailureOr<CandidateList> list =
+        opCandidates(op, cls, n.layoutFree, n.userFixed);
     if (failed(list))
       return failure();
     n.list = *list;
-    n.layoutFree = isLayoutFree(&op);
     // Producers come first (SSA dominance), so they have their nodes.
     n.firstOperand = operandSources.size();
     for (Value v : op.getOperands())

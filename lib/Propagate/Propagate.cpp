@@ -210,6 +210,8 @@ LogicalResult FunctionPropagation::run() {
   if (failed(solveGraph()) || failed(writeBack()))
     return failure();
   reportStrategies();
+  if (failed(reportInputReshards()))
+    return failure();
   reportMemory();
   return success();
 }

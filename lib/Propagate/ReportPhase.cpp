@@ -38,8 +38,30 @@ void FunctionPropagation::reportStrategies() {
   }
 }
 
+/// Reshards that were in the input: counted as the ones the pass emits
+/// (the partition emits both alike), so that propagating the pass's own
+/// output reports what the first run did.
+LogicalResult FunctionPropagation::reportInputReshards() {
+  for (unsigned ni = firstOpNode; ni < firstResult; ++ni) {
+    auto reshard = dyn_cast<dist::ReshardOp>(nodes[ni].op);
+    if (!reshard)
+      continue;
+    Value v = reshard.getInput();
+    std::string error;
+    auto plan = planner.plan(getShape(v.getType()), getElemBytes(v.getType()),
+                             reshard.getSource().toTensorLayout(),
+                             reshard.getTarget().toTensorLayout(), error);
+    if (!plan)
+      return reshard.emitError("dist-propagate: no reshard from ")
+             << reshard.getSource() << " to " << reshard.getTarget() << ": "
+             << error;
+    report.addReshard(*plan, dmesh);
+  }
+  return success();
+}
+
 /// Memory: every value once, at its producer's layout (repeating layouts
-/// and types priced once).
+/// and types priced once); reshards' results are not counted.
 void FunctionPropagation::reportMemory() {
   llvm::DenseMap<std::pair<const void *, const void *>, double> bytesOf;
   auto tensorBytes = [&](const TensorLayout &l, Type type) {
@@ -56,6 +78,10 @@ void FunctionPropagation::reportMemory() {
           tensorBytes(nodes[arg.getArgNumber()].resultLayout(0), arg.getType());
   for (unsigned i = firstOpNode; i < firstResult; ++i) {
     const Node &n = nodes[i];
+    // A reshard's result is a copy of its input in passing, as for the
+    // reshards the pass emits.
+    if (isa<dist::ReshardOp>(n.op))
+      continue;
     for (OpResult r : n.op->getResults())
       if (isa<RankedTensorType>(r.getType()) &&
           r.getResultNumber() < n.getNumResultLayouts())
