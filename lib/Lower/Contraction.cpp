@@ -117,6 +117,13 @@ public:
         return false;
     return true;
   }
+  /// Whether the init (a fill or an empty tensor) is made afresh rather
+  /// than read: in the packed order, or where others read it too (the GEMM
+  /// would otherwise copy it). Needs chooseOrders.
+  bool remakesInit() const {
+    return freshInit &&
+           (!fit(operands[2], orders) || !operands[2].value.hasOneUse());
+  }
   LogicalResult emit();
 
 private:
@@ -371,46 +378,43 @@ LogicalResult ContractionLowering::emit() {
   bool transA, transB;
   FailureOr<rt::ValueId> lhs = prepareInput(a, transA);
   FailureOr<rt::ValueId> rhs = prepareInput(b, transB);
-  FailureOr<rt::ValueId> initId = builder->lookup(c.value, raw);
   FailureOr<rt::ValueId> result = builder->define(raw->getResult(0));
-  if (failed(lhs) || failed(rhs) || failed(initId) || failed(result))
+  if (failed(lhs) || failed(rhs) || failed(result))
     return failure();
 
   // C: in place as [batch][M][N], or as [batch][N][M] = (B^T A^T) per
   // batch entry, or packed as [batch][M][N].
   std::optional<bool> cFits = fit(c, orders);
   bool swapC = cFits.value_or(false);
+  rt::Shape gemmOut = swapC ? gemmShape(N, M) : gemmShape(M, N);
   SmallVector<int64_t> cPerm;
-  rt::ValueId init = *initId;
+  rt::ValueId init = -1;
   if (!cFits) {
     Order target = orders[Batch];
     target.append(orders[M]);
     target.append(orders[N]);
     cPerm = packingPerm(c, target);
-    if (!freshInit) {
-      init = transpose(init, cPerm);
-    } else {
-      // A fill or an empty tensor: made afresh in the packed order.
-      std::optional<rt::ValueId> fillValue;
-      if (auto fill = c.value.getDefiningOp<linalg::FillOp>()) {
-        FailureOr<rt::ValueId> value =
-            builder->lookup(fill.getInputs()[0], raw);
-        if (failed(value))
-          return failure();
-        fillValue = *value;
-      }
-      rt::Shape shape;
-      for (int64_t p : cPerm)
-        shape.push_back(c.type.getDimSize(p));
-      init = addValue(shape);
-      rt::Instruction &inst =
-          builder->emit(fillValue ? rt::OpKind::Fill : rt::OpKind::Empty, raw);
-      if (fillValue)
-        inst.operands = {*fillValue};
-      inst.results = {init};
-    }
   }
-  rt::Shape gemmOut = swapC ? gemmShape(N, M) : gemmShape(M, N);
+  if (remakesInit()) {
+    std::optional<rt::ValueId> fillValue;
+    if (auto fill = c.value.getDefiningOp<linalg::FillOp>()) {
+      FailureOr<rt::ValueId> value = builder->lookup(fill.getInputs()[0], raw);
+      if (failed(value))
+        return failure();
+      fillValue = *value;
+    }
+    init = addValue(gemmOut);
+    rt::Instruction &inst =
+        builder->emit(fillValue ? rt::OpKind::Fill : rt::OpKind::Empty, raw);
+    if (fillValue)
+      inst.operands = {*fillValue};
+    inst.results = {init};
+  } else {
+    FailureOr<rt::ValueId> id = builder->lookup(c.value, raw);
+    if (failed(id))
+      return failure();
+    init = cFits ? *id : transpose(*id, cPerm);
+  }
   init = reshape(init, gemmOut);
 
   rt::Shape cShape(c.type.getShape().begin(), c.type.getShape().end());
@@ -472,6 +476,26 @@ FailureOr<bool> lower::tryLowerContraction(linalg::LinalgOp op,
   lowering.chooseOrders();
   if (failed(lowering.emit()))
     return failure();
+  return true;
+}
+
+bool lower::isRemadeByContractions(linalg::FillOp fill) {
+  if (!fill.hasPureTensorSemantics() || fill->getNumResults() != 1)
+    return false;
+  Value result = fill->getResult(0);
+  if (result.use_empty())
+    return false;
+  for (OpOperand &use : result.getUses()) {
+    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!user || user.getNumDpsInputs() != 2 || use.getOperandNumber() != 2)
+      return false;
+    ContractionLowering lowering(user, nullptr);
+    if (!lowering.analyse(/*lookThroughTransposes=*/true))
+      return false;
+    lowering.chooseOrders();
+    if (!lowering.remakesInit())
+      return false;
+  }
   return true;
 }
 

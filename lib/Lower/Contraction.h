@@ -53,6 +53,12 @@ mlir::FailureOr<bool> tryLowerContraction(mlir::linalg::LinalgOp op,
 /// With several uses, each must read the input in place (no copy).
 bool isFoldedIntoContractions(mlir::linalg::TransposeOp transpose);
 
+/// Whether the linalg.fill need not run: every use of its result is the
+/// init of a contraction that tryLowerContraction lowers and that makes its
+/// own fill (in its packed order, or because the init is shared and would
+/// be copied).
+bool isRemadeByContractions(mlir::linalg::FillOp fill);
+
 } // namespace autoshard::lower
 
 #endif // AUTOSHARD_LIB_LOWER_CONTRACTION_H

@@ -886,6 +886,9 @@ LogicalResult Loader::lowerLinalg(linalg::LinalgOp op) {
     return success();
   }
   if (auto fill = dyn_cast<linalg::FillOp>(raw)) {
+    // Only GEMM inits, which make their own.
+    if (options.gemmContractions && lower::isRemadeByContractions(fill))
+      return success();
     FailureOr<rt::ValueId> value = lookup(fill.getInputs()[0], raw);
     if (failed(value))
       return failure();

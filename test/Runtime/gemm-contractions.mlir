@@ -23,9 +23,11 @@
 // CHECK-NOT: transpose
 // CHECK: = batch_matmul {{.*}} : f32[6x4x6]
 // Heads merged into the sequence (bhqd -> bqhd): the zero init is made in
-// [b][h][q][d] order and the result transposed once.
+// [b][h][q][d] order (the module's fill does not run) and the result
+// transposed once.
 // CHECK-NOT: transpose
-// CHECK: = fill {{.*}} : f32[2x3x4x6]
+// CHECK-NOT: fill {{.*}} : f32[2x4x3x6]
+// CHECK: = fill {{.*}} : f32[6x4x6]
 // CHECK-NOT: transpose
 // CHECK: = batch_matmul {{.*}} : f32[6x4x6]
 // CHECK: = transpose {{.*}} : f32[2x4x3x6]
