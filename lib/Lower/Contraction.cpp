@@ -479,11 +479,17 @@ FailureOr<bool> lower::tryLowerContraction(linalg::LinalgOp op,
   return true;
 }
 
+/// The result of a one-result linalg op on tensors, if anything reads it.
+static Value usedTensorResult(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+      op->getResult(0).use_empty())
+    return nullptr;
+  return op->getResult(0);
+}
+
 bool lower::isRemadeByContractions(linalg::FillOp fill) {
-  if (!fill.hasPureTensorSemantics() || fill->getNumResults() != 1)
-    return false;
-  Value result = fill->getResult(0);
-  if (result.use_empty())
+  Value result = usedTensorResult(fill);
+  if (!result)
     return false;
   for (OpOperand &use : result.getUses()) {
     auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
@@ -500,10 +506,8 @@ bool lower::isRemadeByContractions(linalg::FillOp fill) {
 }
 
 bool lower::isFoldedIntoContractions(linalg::TransposeOp transpose) {
-  if (!transpose.hasPureTensorSemantics() || transpose->getNumResults() != 1)
-    return false;
-  Value result = transpose->getResult(0);
-  if (result.use_empty())
+  Value result = usedTensorResult(transpose);
+  if (!result)
     return false;
   // Only inputs of contractions; with one use the packing copy (if the
   // contraction needs one) replaces the transpose, with more every one of
