@@ -149,7 +149,8 @@ def main(argv=None):
                     help="smoke mode: mlp only, 1 thread, 2 steps, R = 2, no torch")
     ap.add_argument("--run-flags", default="",
                     help="more autoshard-run flags for every run, e.g. "
-                         "'--kernels=interpreted --gemm-contractions=false' (the reference)")
+                         "'--kernels=interpreted --gemm-contractions=false' (the reference; "
+                         "write --run-flags=... so that the value may start with --)")
     benchlib.add_common_arguments(ap)
     args = ap.parse_args(argv)
 
