@@ -28,6 +28,11 @@ config.environment["AUTOSHARD_KERNEL_CACHE"] = os.path.join(
     config.autoshard_obj_root, "test", "kernel-cache")
 # AUTOSHARD_KERNELS=compiled (or AUTOSHARD_COMPILE_THRESHOLD=N) runs the
 # suite with other defaults for autoshard-run --kernels / --compile-threshold.
+# By default the suite compiles only loop nests of 4096 points or more (the
+# tools compile every one): most tests run a program once, where compiling
+# its small nests would cost more than interpreting them; test/Runtime/
+# kernels.mlir, unittests/Kernels and AUTOSHARD_COMPILE_THRESHOLD=1 cover them.
+config.environment["AUTOSHARD_COMPILE_THRESHOLD"] = "4096"
 for var in ("AUTOSHARD_KERNELS", "AUTOSHARD_COMPILE_THRESHOLD"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

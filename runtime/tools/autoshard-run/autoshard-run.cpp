@@ -106,8 +106,9 @@ static cl::opt<std::string> kernelMode(
 static cl::opt<int64_t> compileThreshold(
     "compile-threshold",
     cl::desc("--kernels=auto compiles loop nests of at least this many "
-             "points"),
-    cl::init(4096), cl::cat(category));
+             "points (default 1: every one; each program compiles once per "
+             "host, then comes from the cache)"),
+    cl::init(1), cl::cat(category));
 static cl::opt<bool> kernelFusion(
     "kernel-fusion",
     cl::desc("Fuse elementwise producers into their consumers before "
