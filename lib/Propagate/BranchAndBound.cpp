@@ -111,27 +111,24 @@ struct BranchAndBound {
     std::stable_sort(cands.begin(), cands.end(), [&](unsigned a, unsigned b) {
       return partial[v][a] + fwd[v][a] < partial[v][b] + fwd[v][b];
     });
+    // Charges (sign 1) or takes back (sign -1) the pairs from v's choice c
+    // to later nodes in their partial costs.
+    auto charge = [&](unsigned c, double sign) {
+      for (unsigned id : pb.incident(v)) {
+        const Pair &p = pb.pairs[id];
+        unsigned w = pb.other(p, v);
+        if (pos[w] <= depth)
+          continue;
+        for (unsigned cw = 0; cw < pb.k(w); ++cw)
+          partial[w][cw] += sign * pb.pairCost(p, w, cw, c);
+      }
+    };
     for (unsigned c : cands) {
       double here = partial[v][c];
       x[v] = c;
-      // Charge the pairs to later nodes into their partial costs.
-      for (unsigned id : pb.incident(v)) {
-        const Pair &p = pb.pairs[id];
-        unsigned w = pb.other(p, v);
-        if (pos[w] <= depth)
-          continue;
-        for (unsigned cw = 0; cw < pb.k(w); ++cw)
-          partial[w][cw] += pb.pairCost(p, w, cw, c);
-      }
+      charge(c, 1.0);
       search(depth + 1, soFar + here);
-      for (unsigned id : pb.incident(v)) {
-        const Pair &p = pb.pairs[id];
-        unsigned w = pb.other(p, v);
-        if (pos[w] <= depth)
-          continue;
-        for (unsigned cw = 0; cw < pb.k(w); ++cw)
-          partial[w][cw] -= pb.pairCost(p, w, cw, c);
-      }
+      charge(c, -1.0);
       if (exhausted)
         return;
     }
