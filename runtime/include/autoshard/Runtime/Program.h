@@ -147,6 +147,13 @@ struct GenericSpec {
   /// kernelLibrary (KernelLibrary.h), or "" to interpret `body`. The CPU
   /// executor calls it instead of the interpreter; other backends ignore it.
   std::string kernel;
+  /// The CUDA form (lib/Lower/GpuKernelCompiler.cpp): an entry of
+  /// Program::gpuModule taking the same device pointers as `kernel` (inputs,
+  /// outputs, captures) as separate parameters, launched over `gpuThreads`
+  /// threads (one per point of the parallel loops; the kernel guards the
+  /// tail). "" runs the CUDA backend's bytecode kernel instead.
+  std::string gpuKernel;
+  int64_t gpuThreads = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -243,6 +250,9 @@ struct Program {
   /// Shared library of the compiled loop nests (GenericSpec::kernel), made
   /// by the compiler (lib/Lower/KernelCompiler.cpp); "" when none is.
   std::string kernelLibrary;
+  /// PTX text of the generated CUDA kernels (GenericSpec::gpuKernel), loaded
+  /// by the CUDA backend; "" when none were generated.
+  std::string gpuModule;
 
   ValueId addValue(DType type, Shape shape) {
     values.push_back({type, std::move(shape)});
