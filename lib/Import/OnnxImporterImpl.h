@@ -94,6 +94,20 @@ struct GenericInput {
   std::optional<OperandSource> source;
 };
 
+class NodeImporter;
+
+/// Converts one node (its inputs are in the importer's `in(i)`); `opType` is
+/// the node's op_type, for converters shared by several ops.
+using OpConverter =
+    std::function<mlir::LogicalResult(NodeImporter &, llvm::StringRef opType)>;
+/// op_type -> converter. Each op-group file (OnnxOps.cpp, OnnxConvOps.cpp,
+/// ...) has one `register*Ops(OpTable &)` that adds its ops; getOpTable()
+/// calls them all once.
+using OpTable = llvm::StringMap<OpConverter>;
+const OpTable &getOpTable();
+void registerCoreOps(OpTable &table); // OnnxOps.cpp
+void registerConvOps(OpTable &table); // OnnxConvOps.cpp
+
 class NodeImporter {
 public:
   NodeImporter(mlir::OpBuilder &builder, int64_t opset,
@@ -111,7 +125,7 @@ public:
   /// A runtime SSA value for `v` (constants become arith.constant).
   mlir::Value materialize(const Val &v);
 
-private:
+  // Helpers for op converters (any op-group file).
   // Diagnostics and attributes.
   mlir::InFlightDiagnostic error();
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
@@ -163,10 +177,17 @@ private:
                      llvm::ArrayRef<int64_t> axes, ElemKind kind,
                      const BodyFn &combine);
 
+  const onnx::NodeProto &getNode() const { return *node; }
+  int64_t getOpset() const { return opset; }
+  mlir::OpBuilder &getBuilder() { return b; }
+  mlir::Location getLoc() const { return loc; }
+  int64_t numInputs() const { return static_cast<int64_t>(inputs.size()); }
+
   // Folding (OnnxFolding.cpp).
   mlir::FailureOr<bool> tryFold(llvm::StringRef opType);
 
   // Op families (OnnxOps.cpp).
+  mlir::LogicalResult convertIdentity(llvm::StringRef opType);
   mlir::LogicalResult convertElementwise(llvm::StringRef opType);
   mlir::LogicalResult convertMatMul();
   mlir::LogicalResult convertGemm();
@@ -182,6 +203,7 @@ private:
   mlir::LogicalResult convertCast();
   mlir::LogicalResult convertExpand();
 
+private:
   mlir::OpBuilder &b;
   mlir::MLIRContext *ctx;
   int64_t opset;

@@ -1419,52 +1419,75 @@ LogicalResult NodeImporter::convert(const onnx::NodeProto &n, Location l,
   if (inputs.empty() && opType != "Constant")
     return error() << "has no inputs";
 
-  if (opType == "Identity" || opType == "Dropout") {
-    setOutput(0, inputs[0]);
-    if (opType == "Dropout" && n.output_size() > 1 && !n.output(1).empty()) {
-      // Inference: the mask keeps everything.
-      HostTensor mask;
-      mask.kind = ElemKind::Bool;
-      mask.shape = inputs[0].shape;
-      mask.i.assign(mask.numel(), 1);
-      setOutput(1, std::move(mask));
-    }
-    return success();
-  }
-  static const char *kElementwise[] = {
-      "Add",     "Sub",   "Mul",  "Div", "Pow",       "Equal", "Less",
-      "Greater", "Where", "Sqrt", "Erf", "Tanh",      "Relu",  "Sigmoid",
-      "Exp",     "Log",   "Neg",  "Abs", "Reciprocal"};
-  for (const char *e : kElementwise)
-    if (opType == e)
-      return convertElementwise(opType);
-  if (opType == "MatMul")
-    return convertMatMul();
-  if (opType == "Gemm")
-    return convertGemm();
-  if (opType == "Gather")
-    return convertGather();
-  if (opType == "Reshape" || opType == "Squeeze" || opType == "Unsqueeze" ||
-      opType == "Flatten")
-    return convertReshapeLike(opType);
-  if (opType == "Transpose")
-    return convertTranspose();
-  if (opType == "Slice")
-    return convertSlice();
-  if (opType == "Concat")
-    return convertConcat();
-  if (opType == "Split")
-    return convertSplit();
-  if (opType == "Softmax")
-    return convertSoftmax();
-  if (opType == "LayerNormalization")
-    return convertLayerNorm();
-  if (opType == "ReduceMean" || opType == "ReduceSum")
-    return convertReduce(opType);
-  if (opType == "Cast")
-    return convertCast();
-  if (opType == "Expand")
-    return convertExpand();
+  const OpTable &table = getOpTable();
+  auto it = table.find(opType);
+  if (it != table.end())
+    return it->second(*this, opType);
   return emitError(loc) << "node '" << name << "' (op_type " << opType
                         << ", opset " << opset << ") is not supported";
+}
+
+LogicalResult NodeImporter::convertIdentity(StringRef opType) {
+  // Dropout is the identity only in inference; a training-mode Dropout run as
+  // the identity would be a silently wrong result.
+  if (opType == "Dropout" && hasInput(2)) {
+    if (!in(2).isScalarConstant())
+      return error() << "has a training_mode input that is not a constant; "
+                        "autoshard imports Dropout for inference only";
+    if (in(2).constant->getI(0) != 0)
+      return error() << "has training_mode = true, which is not supported "
+                        "(autoshard imports Dropout for inference only)";
+  }
+  setOutput(0, inputs[0]);
+  if (opType == "Dropout" && node->output_size() > 1 &&
+      !node->output(1).empty()) {
+    // Inference: the mask keeps everything.
+    HostTensor mask;
+    mask.kind = ElemKind::Bool;
+    mask.shape = inputs[0].shape;
+    mask.i.assign(mask.numel(), 1);
+    setOutput(1, std::move(mask));
+  }
+  return success();
+}
+
+void autoshard::onnx_import::registerCoreOps(OpTable &t) {
+  auto add = [&](std::initializer_list<const char *> ops, OpConverter fn) {
+    for (const char *op : ops)
+      t[op] = fn;
+  };
+  add({"Identity", "Dropout"},
+      [](NodeImporter &n, StringRef op) { return n.convertIdentity(op); });
+  add({"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Where",
+       "Sqrt", "Erf", "Tanh", "Relu", "Sigmoid", "Exp", "Log", "Neg", "Abs",
+       "Reciprocal"},
+      [](NodeImporter &n, StringRef op) { return n.convertElementwise(op); });
+  add({"MatMul"}, [](NodeImporter &n, StringRef) { return n.convertMatMul(); });
+  add({"Gemm"}, [](NodeImporter &n, StringRef) { return n.convertGemm(); });
+  add({"Gather"}, [](NodeImporter &n, StringRef) { return n.convertGather(); });
+  add({"Reshape", "Squeeze", "Unsqueeze", "Flatten"},
+      [](NodeImporter &n, StringRef op) { return n.convertReshapeLike(op); });
+  add({"Transpose"},
+      [](NodeImporter &n, StringRef) { return n.convertTranspose(); });
+  add({"Slice"}, [](NodeImporter &n, StringRef) { return n.convertSlice(); });
+  add({"Concat"}, [](NodeImporter &n, StringRef) { return n.convertConcat(); });
+  add({"Split"}, [](NodeImporter &n, StringRef) { return n.convertSplit(); });
+  add({"Softmax"},
+      [](NodeImporter &n, StringRef) { return n.convertSoftmax(); });
+  add({"LayerNormalization"},
+      [](NodeImporter &n, StringRef) { return n.convertLayerNorm(); });
+  add({"ReduceMean", "ReduceSum"},
+      [](NodeImporter &n, StringRef op) { return n.convertReduce(op); });
+  add({"Cast"}, [](NodeImporter &n, StringRef) { return n.convertCast(); });
+  add({"Expand"}, [](NodeImporter &n, StringRef) { return n.convertExpand(); });
+}
+
+const OpTable &autoshard::onnx_import::getOpTable() {
+  static const OpTable table = [] {
+    OpTable t;
+    registerCoreOps(t);
+    registerConvOps(t);
+    return t;
+  }();
+  return table;
 }
