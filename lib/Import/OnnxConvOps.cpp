@@ -1,0 +1,438 @@
+//===- OnnxConvOps.cpp - ONNX convolutional-network ops ----------------===//
+//
+// Conv, MaxPool, AveragePool, GlobalAveragePool and BatchNormalization
+// (inference) on NCHW tensors, imported to upstream linalg named ops
+// (conv_2d_nchw_fchw, conv_2d_ngchw_gfchw, pooling_nchw_max/sum) on a
+// tensor.pad of the input, so the sharding rules, the lowering and the
+// kernels see one well-known op per layer. The bias, the average's divisor
+// and batch norm's affine map are separate elementwise generics: a conv
+// accumulating into a zero init can leave a partial sum (input-channel
+// split), one accumulating into its bias could not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporterImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace autoshard::onnx_import;
+using mlir::utils::IteratorType;
+
+namespace {
+
+/// The window of a 2-D conv or pool: kernel, strides, dilations, pads
+/// (top, left, bottom, right) and the output's spatial size.
+struct Window {
+  int64_t kernel[2] = {1, 1};
+  int64_t strides[2] = {1, 1};
+  int64_t dilations[2] = {1, 1};
+  int64_t padLow[2] = {0, 0}, padHigh[2] = {0, 0};
+  int64_t out[2] = {1, 1};
+  /// Part of padHigh that only ceil_mode's last window reads.
+  int64_t ceilExtra[2] = {0, 0};
+};
+
+/// Reads kernel_shape (or `kernel` when the weight gives it), strides,
+/// dilations, pads / auto_pad and ceil_mode for input spatial dims `in`.
+FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> in,
+                             std::optional<std::array<int64_t, 2>> kernel,
+                             bool allowCeil) {
+  Window w;
+  auto twoInts = [&](StringRef name, int64_t *dst) -> LogicalResult {
+    std::optional<std::vector<int64_t>> v = n.attrInts(name);
+    if (!v)
+      return success();
+    if (v->size() != 2)
+      return n.error() << "has " << name << " of " << v->size()
+                       << " values; only 2-D windows are supported";
+    for (int64_t i = 0; i < 2; ++i) {
+      if ((*v)[i] < 1)
+        return n.error() << "has a non-positive " << name;
+      dst[i] = (*v)[i];
+    }
+    return success();
+  };
+  if (kernel) {
+    w.kernel[0] = (*kernel)[0];
+    w.kernel[1] = (*kernel)[1];
+  } else if (!n.attrInts("kernel_shape")) {
+    return n.error() << "has no kernel_shape";
+  }
+  if (failed(twoInts("kernel_shape", w.kernel)) ||
+      failed(twoInts("strides", w.strides)) ||
+      failed(twoInts("dilations", w.dilations)))
+    return failure();
+  if (kernel && (w.kernel[0] != (*kernel)[0] || w.kernel[1] != (*kernel)[1]))
+    return n.error() << "has a kernel_shape that differs from the weight's";
+  const onnx::AttributeProto *autoPad = n.attr("auto_pad");
+  std::string mode = autoPad ? autoPad->s() : "NOTSET";
+  int64_t ceil = n.attrInt("ceil_mode", 0);
+  if (ceil && !allowCeil)
+    return n.error() << "has ceil_mode = 1, which is not supported";
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t span = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      w.out[i] = (in[i] + w.strides[i] - 1) / w.strides[i];
+      int64_t total =
+          std::max<int64_t>(0, (w.out[i] - 1) * w.strides[i] + span - in[i]);
+      w.padLow[i] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.padHigh[i] = total - w.padLow[i];
+      continue;
+    }
+    if (mode != "NOTSET" && mode != "VALID")
+      return n.error() << "has an unknown auto_pad '" << mode << "'";
+    if (mode == "NOTSET") {
+      if (std::optional<std::vector<int64_t>> pads = n.attrInts("pads")) {
+        if (pads->size() != 4)
+          return n.error() << "has pads of " << pads->size()
+                           << " values; expected 4";
+        if (llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
+          return n.error() << "has negative pads";
+        w.padLow[i] = (*pads)[i];
+        w.padHigh[i] = (*pads)[i + 2];
+      }
+    }
+    int64_t padded = in[i] + w.padLow[i] + w.padHigh[i];
+    if (padded < span)
+      return n.error() << "has a window (" << span
+                       << ") larger than its padded input (" << padded << ")";
+    int64_t steps = padded - span;
+    w.out[i] = (ceil ? (steps + w.strides[i] - 1) / w.strides[i]
+                     : steps / w.strides[i]) +
+               1;
+    if (ceil) {
+      // PyTorch/ONNX: the last window must start inside the input or the
+      // low padding; the extra windows read the high padding.
+      if ((w.out[i] - 1) * w.strides[i] >= in[i] + w.padLow[i])
+        --w.out[i];
+      w.ceilExtra[i] = std::max<int64_t>(
+          0, (w.out[i] - 1) * w.strides[i] + span - padded);
+      w.padHigh[i] += w.ceilExtra[i];
+    }
+  }
+  return w;
+}
+
+/// `x` (NCHW) padded on H and W with `value`; `x` itself when unpadded.
+Value padSpatial(NodeImporter &n, Value x, const Window &w, double value) {
+  if (!w.padLow[0] && !w.padLow[1] && !w.padHigh[0] && !w.padHigh[1])
+    return x;
+  OpBuilder &b = n.getBuilder();
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> low(4, b.getIndexAttr(0)),
+      high(4, b.getIndexAttr(0));
+  for (int64_t i = 0; i < 2; ++i) {
+    shape[2 + i] += w.padLow[i] + w.padHigh[i];
+    low[2 + i] = b.getIndexAttr(w.padLow[i]);
+    high[2 + i] = b.getIndexAttr(w.padHigh[i]);
+  }
+  Value pad = n.scalarConstant(b, value, ElemKind::F32);
+  return tensor::PadOp::create(
+      b, n.getLoc(), RankedTensorType::get(shape, type.getElementType()), x,
+      low, high, pad);
+}
+
+SmallVector<int64_t> iota(int64_t n) {
+  SmallVector<int64_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+/// `y` + per-channel `bias` (dim 1 of NCHW), as an elementwise generic.
+Value addChannelVector(NodeImporter &n, Value y, const Val &bias,
+                       int64_t biasInput) {
+  OpBuilder &b = n.getBuilder();
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(y.getType());
+  AffineMap ident = b.getMultiDimIdentityMap(4);
+  AffineMap chan = AffineMap::get(4, 0, {b.getAffineDimExpr(1)}, ctx);
+  SmallVector<IteratorType> par(4, IteratorType::parallel);
+  return n
+      .buildGeneric({GenericInput{y, ident, std::nullopt},
+                     GenericInput{n.materialize(bias), chan,
+                                  OperandSource{biasInput, {0}}}},
+                    type.getShape(), ElemKind::F32, par, Value(), ident,
+                    [](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+                      return arith::AddFOp::create(bb, l, a[0], a[1]);
+                    })
+      ->getResult(0);
+}
+
+LogicalResult checkFloatNCHW(NodeImporter &n, const Val &x, StringRef what) {
+  if (x.kind != ElemKind::F32)
+    return n.error() << "expects a float " << what;
+  if (x.rank() != 4)
+    return n.error() << "expects a 4-D (N, C, H, W) " << what << ", got rank "
+                     << x.rank() << "; only 2-D convolutions and pools are "
+                                    "supported";
+  return success();
+}
+
+LogicalResult convertConv(NodeImporter &n) {
+  const Val &x = n.in(0), &wt = n.in(1);
+  if (failed(checkFloatNCHW(n, x, "input")) ||
+      failed(checkFloatNCHW(n, wt, "weight")))
+    return failure();
+  int64_t group = n.attrInt("group", 1);
+  int64_t batch = x.shape[0], cin = x.shape[1], cout = wt.shape[0];
+  if (group < 1 || cin % group || cout % group)
+    return n.error() << "has group " << group << ", which does not divide "
+                     << "the input (" << cin << ") and output (" << cout
+                     << ") channels";
+  if (wt.shape[1] * group != cin)
+    return n.error() << "has a weight with " << wt.shape[1]
+                     << " input channels per group; the input has " << cin
+                     << " channels in " << group << " groups";
+  FailureOr<Window> w = readWindow(
+      n, {x.shape[2], x.shape[3]},
+      std::array<int64_t, 2>{wt.shape[2], wt.shape[3]}, /*allowCeil=*/false);
+  if (failed(w))
+    return failure();
+  bool hasBias = n.hasInput(2);
+  if (hasBias && (n.in(2).rank() != 1 || n.in(2).shape[0] != cout ||
+                  n.in(2).kind != ElemKind::F32))
+    return n.error() << "expects a float bias of shape [" << cout << "]";
+
+  OpBuilder &b = n.getBuilder();
+  Location loc = n.getLoc();
+  Value input = padSpatial(n, n.materialize(x), *w, 0.0);
+  Value weight = n.materialize(wt);
+  NamedAttribute attrs[] = {
+      b.getNamedAttr("strides",
+                     b.getI64TensorAttr({w->strides[0], w->strides[1]})),
+      b.getNamedAttr("dilations",
+                     b.getI64TensorAttr({w->dilations[0], w->dilations[1]}))};
+  SmallVector<int64_t> outShape = {batch, cout, w->out[0], w->out[1]};
+  Value y;
+  if (group == 1) {
+    Value init = n.zeroFilled(outShape, ElemKind::F32);
+    auto op = linalg::Conv2DNchwFchwOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{input, weight},
+        ValueRange{init}, attrs);
+    n.main.op = op;
+    n.main.operands = {OperandSource{0, iota(4)}, OperandSource{1, iota(4)}};
+    n.main.resultDims = iota(4);
+    y = op.getResult(0);
+  } else {
+    // Grouped (depthwise when group == channels): a group dim split off the
+    // channels of input, weight and output.
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t hp = type.getDimSize(2), wp = type.getDimSize(3);
+    Value gin = n.reshapeTo(input, {batch, cin, hp, wp},
+                            {batch, group, cin / group, hp, wp});
+    Value gwt = n.reshapeTo(weight, wt.shape,
+                            {group, cout / group, wt.shape[1], wt.shape[2],
+                             wt.shape[3]});
+    SmallVector<int64_t> gout = {batch, group, cout / group, w->out[0],
+                                 w->out[1]};
+    Value init = n.zeroFilled(gout, ElemKind::F32);
+    auto op = linalg::Conv2DNgchwGfchwOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{gin, gwt},
+        ValueRange{init}, attrs);
+    // No main op: a node layout of the 4-D channels cannot name the group
+    // dim and the channel-in-group dim apart.
+    y = n.reshapeTo(op.getResult(0), gout, outShape);
+  }
+  if (hasBias)
+    y = addChannelVector(n, y, n.in(2), 2);
+  n.setOutput(0, y, ElemKind::F32);
+  return success();
+}
+
+/// MaxPool and AveragePool: a pooling_nchw_max/sum over the padded input
+/// (-inf / 0 padding); the average divides by the window's size, or with
+/// count_include_pad = 0 by the count of real elements (a constant).
+LogicalResult convertPool(NodeImporter &n, StringRef opType) {
+  const Val &x = n.in(0);
+  if (failed(checkFloatNCHW(n, x, "input")))
+    return failure();
+  bool isMax = opType == "MaxPool";
+  if (isMax && n.getNode().output_size() > 1 &&
+      !n.getNode().output(1).empty())
+    return n.error() << "asks for the Indices output, which is not supported";
+  if (isMax && n.attrInt("storage_order", 0) != 0)
+    return n.error() << "has storage_order = 1, which is not supported";
+  if (!isMax && n.attrInts("dilations") &&
+      llvm::any_of(*n.attrInts("dilations"), [](int64_t d) { return d != 1; }))
+    return n.error() << "has dilations, which AveragePool does not support";
+  FailureOr<Window> w = readWindow(n, {x.shape[2], x.shape[3]}, std::nullopt,
+                                   /*allowCeil=*/true);
+  if (failed(w))
+    return failure();
+  OpBuilder &b = n.getBuilder();
+  Location loc = n.getLoc();
+  double lowest = -std::numeric_limits<double>::infinity();
+  Value input = padSpatial(n, n.materialize(x), *w, isMax ? lowest : 0.0);
+  SmallVector<int64_t> outShape = {x.shape[0], x.shape[1], w->out[0],
+                                   w->out[1]};
+  // The window tensor only gives the pool its kernel's shape.
+  Value window = n.emptyTensor({w->kernel[0], w->kernel[1]}, ElemKind::F32);
+  Value init = n.emptyTensor(outShape, ElemKind::F32);
+  init = linalg::FillOp::create(
+             b, loc, n.scalarConstant(b, isMax ? lowest : 0.0, ElemKind::F32),
+             init)
+             .getResult(0);
+  NamedAttribute attrs[] = {
+      b.getNamedAttr("strides",
+                     b.getI64TensorAttr({w->strides[0], w->strides[1]})),
+      b.getNamedAttr("dilations",
+                     b.getI64TensorAttr({w->dilations[0], w->dilations[1]}))};
+  Operation *pool;
+  if (isMax)
+    pool = linalg::PoolingNchwMaxOp::create(b, loc, TypeRange{init.getType()},
+                                            ValueRange{input, window},
+                                            ValueRange{init}, attrs);
+  else
+    pool = linalg::PoolingNchwSumOp::create(b, loc, TypeRange{init.getType()},
+                                            ValueRange{input, window},
+                                            ValueRange{init}, attrs);
+  n.main.op = pool;
+  n.main.operands = {OperandSource{0, iota(4)}, std::nullopt};
+  n.main.resultDims = iota(4);
+  Value y = pool->getResult(0);
+  if (!isMax) {
+    // Divisor per output position: the window's size, less the padded
+    // positions when count_include_pad = 0 (ceil_mode's extra high padding
+    // never counts, as in PyTorch).
+    bool includePad = n.attrInt("count_include_pad", 0) != 0;
+    HostTensor div;
+    div.shape = {w->out[0], w->out[1]};
+    for (int64_t oh = 0; oh < w->out[0]; ++oh)
+      for (int64_t ow = 0; ow < w->out[1]; ++ow) {
+        int64_t count = 1;
+        for (int64_t i = 0; i < 2; ++i) {
+          int64_t o = i == 0 ? oh : ow;
+          int64_t start = o * w->strides[i] - w->padLow[i];
+          int64_t end = start + w->kernel[i];
+          int64_t limit =
+              x.shape[2 + i] +
+              (includePad ? w->padHigh[i] - w->ceilExtra[i] : 0);
+          int64_t lo = includePad ? std::max<int64_t>(start, -w->padLow[i])
+                                  : std::max<int64_t>(start, 0);
+          count *= std::max<int64_t>(1, std::min(end, limit) - lo);
+        }
+        div.f.push_back(1.0 / double(count));
+      }
+    Val divVal;
+    divVal.shape = div.shape;
+    divVal.constant = std::make_shared<HostTensor>(std::move(div));
+    AffineMap ident = b.getMultiDimIdentityMap(4);
+    AffineMap hw = AffineMap::get(
+        4, 0, {b.getAffineDimExpr(2), b.getAffineDimExpr(3)}, b.getContext());
+    SmallVector<IteratorType> par(4, IteratorType::parallel);
+    y = n.buildGeneric(
+             {GenericInput{y, ident, std::nullopt},
+              GenericInput{n.materialize(divVal), hw, std::nullopt}},
+             outShape, ElemKind::F32, par, Value(), ident,
+             [](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+               return arith::MulFOp::create(bb, l, a[0], a[1]);
+             })
+            ->getResult(0);
+  }
+  n.setOutput(0, y, ElemKind::F32);
+  return success();
+}
+
+LogicalResult convertGlobalAveragePool(NodeImporter &n) {
+  const Val &x = n.in(0);
+  if (failed(checkFloatNCHW(n, x, "input")))
+    return failure();
+  OpBuilder &b = n.getBuilder();
+  Value sum = n.reduce(n.materialize(x), x.shape, {2, 3}, ElemKind::F32,
+                       [](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+                         return Value(arith::AddFOp::create(bb, l, a[0], a[1]));
+                       });
+  double inv = 1.0 / double(x.shape[2] * x.shape[3]);
+  AffineMap ident = b.getMultiDimIdentityMap(2);
+  SmallVector<IteratorType> par(2, IteratorType::parallel);
+  Value mean =
+      n.buildGeneric({GenericInput{sum, ident, std::nullopt}},
+                     {x.shape[0], x.shape[1]}, ElemKind::F32, par, Value(),
+                     ident,
+                     [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+                       return arith::MulFOp::create(
+                           bb, l, a[0],
+                           n.scalarConstant(bb, inv, ElemKind::F32));
+                     })
+          ->getResult(0);
+  n.setOutput(0,
+              n.reshapeTo(mean, {x.shape[0], x.shape[1]},
+                          {x.shape[0], x.shape[1], 1, 1}),
+              ElemKind::F32);
+  return success();
+}
+
+/// Inference form: y = (x - mean) * scale / sqrt(var + eps) + B, per channel.
+LogicalResult convertBatchNorm(NodeImporter &n) {
+  if (n.numInputs() < 5)
+    return n.error() << "expects 5 inputs (X, scale, B, mean, var)";
+  const Val &x = n.in(0);
+  if (x.kind != ElemKind::F32 || x.rank() < 2)
+    return n.error() << "expects a float input of rank >= 2";
+  if (n.attrInt("training_mode", 0) != 0 ||
+      (n.getNode().output_size() > 1 &&
+       llvm::any_of(llvm::drop_begin(n.getNode().output()),
+                    [](const std::string &o) { return !o.empty(); })))
+    return n.error() << "is in training mode (running statistics as "
+                        "outputs), which is not supported: export the model "
+                        "in eval mode";
+  int64_t rank = x.rank(), channels = x.shape[1];
+  for (int64_t i = 1; i < 5; ++i)
+    if (n.in(i).rank() != 1 || n.in(i).shape[0] != channels ||
+        n.in(i).kind != ElemKind::F32)
+      return n.error() << "expects input " << i << " of shape [" << channels
+                       << "]";
+  float eps = n.attrFloat("epsilon", 1e-5f);
+  OpBuilder &b = n.getBuilder();
+  AffineMap ident = b.getMultiDimIdentityMap(rank);
+  AffineMap chan = AffineMap::get(rank, 0, {b.getAffineDimExpr(1)},
+                                  b.getContext());
+  SmallVector<GenericInput> ins = {
+      GenericInput{n.materialize(x), ident, OperandSource{0, iota(rank)}}};
+  for (int64_t i = 1; i < 5; ++i)
+    ins.push_back(GenericInput{n.materialize(n.in(i)), chan,
+                               OperandSource{i, {0}}});
+  SmallVector<IteratorType> par(rank, IteratorType::parallel);
+  Operation *op = n.buildGeneric(
+      ins, x.shape, ElemKind::F32, par, Value(), ident,
+      [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+        Value var = arith::AddFOp::create(
+            bb, l, a[4], n.scalarConstant(bb, eps, ElemKind::F32));
+        Value inv = math::RsqrtOp::create(bb, l, var);
+        Value centred = arith::SubFOp::create(bb, l, a[0], a[3]);
+        Value scaled = arith::MulFOp::create(
+            bb, l, centred, arith::MulFOp::create(bb, l, a[1], inv));
+        return arith::AddFOp::create(bb, l, scaled, a[2]);
+      });
+  n.main.op = op;
+  n.main.operands.clear();
+  for (const GenericInput &in : ins)
+    n.main.operands.push_back(in.source);
+  n.main.resultDims = iota(rank);
+  n.setOutput(0, op->getResult(0), ElemKind::F32);
+  return success();
+}
+
+} // namespace
+
+void autoshard::onnx_import::registerConvOps(OpTable &t) {
+  t["Conv"] = [](NodeImporter &n, StringRef) { return convertConv(n); };
+  t["MaxPool"] = [](NodeImporter &n, StringRef op) {
+    return convertPool(n, op);
+  };
+  t["AveragePool"] = t["MaxPool"];
+  t["GlobalAveragePool"] = [](NodeImporter &n, StringRef) {
+    return convertGlobalAveragePool(n);
+  };
+  t["BatchNormalization"] = [](NodeImporter &n, StringRef) {
+    return convertBatchNorm(n);
+  };
+}
