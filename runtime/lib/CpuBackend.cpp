@@ -185,15 +185,15 @@ public:
   }
 
   void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-              bool transB) override {
+              bool transB, bool accumulate) override {
     checkRank(a, 2, "matmul");
     checkRank(b, 2, "matmul");
     checkRank(c, 2, "matmul");
-    gemm(a, b, c, transA, transB, 0, 0, 0);
+    gemm(a, b, c, transA, transB, accumulate, 0, 0, 0);
   }
 
   void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-                   bool transB) override {
+                   bool transB, bool accumulate) override {
     checkRank(a, 3, "batch_matmul");
     checkRank(b, 3, "batch_matmul");
     checkRank(c, 3, "batch_matmul");
@@ -204,7 +204,7 @@ public:
     int64_t sa = a.getDim(1) * a.getDim(2), sb = b.getDim(1) * b.getDim(2),
             sc = c.getDim(1) * c.getDim(2);
     for (int64_t i = 0; i < batch; ++i)
-      gemm(a, b, c, transA, transB, i * sa, i * sb, i * sc);
+      gemm(a, b, c, transA, transB, accumulate, i * sa, i * sb, i * sc);
   }
 
   void generic(const GenericSpec &spec,
@@ -471,7 +471,8 @@ public:
 
 private:
   static void gemm(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-                   bool transB, int64_t offA, int64_t offB, int64_t offC) {
+                   bool transB, bool accumulate, int64_t offA, int64_t offB,
+                   int64_t offC) {
     checkSameType(a, c, "matmul");
     checkSameType(b, c, "matmul");
     int64_t r = a.getRank();
@@ -482,8 +483,15 @@ private:
     if (k != kb || c.getDim(r - 2) != m || c.getDim(r - 1) != n)
       throw Error("matmul: shapes do not agree: " + a.getTypeString() + " x " +
                   b.getTypeString() + " -> " + c.getTypeString());
-    if (m == 0 || n == 0 || k == 0)
+    if (m == 0 || n == 0)
       return;
+    if (k == 0) { // an empty sum: BLAS would not touch c
+      if (!accumulate)
+        std::memset(static_cast<uint8_t *>(c.getRawData()) +
+                        offC * getDTypeSize(c.getDType()),
+                    0, m * n * getDTypeSize(c.getDType()));
+      return;
+    }
     int lda = static_cast<int>(a.getDim(r - 1));
     int ldb = static_cast<int>(b.getDim(r - 1));
     int ldc = static_cast<int>(n);
@@ -492,11 +500,12 @@ private:
     if (c.getDType() == DType::F32)
       cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f,
                   a.getData<float>() + offA, lda, b.getData<float>() + offB,
-                  ldb, 1.0f, c.getData<float>() + offC, ldc);
+                  ldb, accumulate ? 1.0f : 0.0f, c.getData<float>() + offC,
+                  ldc);
     else if (c.getDType() == DType::F64)
       cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0,
                   a.getData<double>() + offA, lda, b.getData<double>() + offB,
-                  ldb, 1.0, c.getData<double>() + offC, ldc);
+                  ldb, accumulate ? 1.0 : 0.0, c.getData<double>() + offC, ldc);
     else
       throw Error("matmul: BLAS path needs f32 or f64, got " +
                   c.getTypeString());

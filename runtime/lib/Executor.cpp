@@ -3,6 +3,7 @@
 #include "autoshard/Runtime/Executor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -30,6 +31,7 @@ Executor::Executor(const Program &program, Backend &backend, Communicator &comm)
     if (inst.kind == OpKind::Collective &&
         inst.collective.kind != CollectiveKind::Permute)
       comm.prepareGroup(inst.collective.axes);
+  foldZeroInits();
   // Compiled loop nests run on host memory: the CPU backend's.
   if (!program.kernelLibrary.empty() && backend.getName() == "cpu") {
     kernelLibrary = KernelLibrary::open(program.kernelLibrary);
@@ -39,6 +41,49 @@ Executor::Executor(const Program &program, Backend &backend, Communicator &comm)
       if (inst.kind == OpKind::Generic && !inst.generic->kernel.empty())
         kernels[i] = kernelLibrary->lookup(inst.generic->kernel);
     }
+  }
+}
+
+/// Whether instruction `inst` makes a tensor of +0.0 (an Empty, or a Fill
+/// of a constant whose bits are all zero: -0.0 would not fold exactly).
+static bool makesPositiveZeros(const Program &program, const Instruction &inst,
+                               const std::vector<int> &definedBy) {
+  if (inst.kind == OpKind::Empty)
+    return true;
+  if (inst.kind != OpKind::Fill || definedBy[inst.operands[0]] < 0)
+    return false;
+  const Instruction &value = program.instructions[definedBy[inst.operands[0]]];
+  if (value.kind != OpKind::Constant || value.constant.getNumElements() != 1)
+    return false;
+  double v = value.constant.getAsDouble(0);
+  return v == 0 && !std::signbit(v);
+}
+
+void Executor::foldZeroInits() {
+  size_t n = program.instructions.size();
+  skipped.assign(n, false);
+  overwrites.assign(n, false);
+  std::vector<int> definedBy(program.values.size(), -1);
+  std::vector<int> uses(program.values.size(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (ValueId id : program.instructions[i].results)
+      definedBy[id] = static_cast<int>(i);
+    for (ValueId id : program.instructions[i].operands)
+      ++uses[id];
+  }
+  for (const ProgramIO &out : program.outputs)
+    ++uses[out.value];
+  for (size_t i = 0; i < n; ++i) {
+    const Instruction &gemm = program.instructions[i];
+    if (gemm.kind != OpKind::Matmul && gemm.kind != OpKind::BatchMatmul)
+      continue;
+    ValueId init = gemm.operands[2];
+    int def = definedBy[init];
+    if (def < 0 || uses[init] != 1 ||
+        !makesPositiveZeros(program, program.instructions[def], definedBy))
+      continue;
+    skipped[def] = true;
+    overwrites[i] = true;
   }
 }
 
@@ -61,6 +106,12 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
   double runStart = profiler ? Profiler::now() : 0;
   for (current = 0; current < program.instructions.size(); ++current) {
     const Instruction &inst = program.instructions[current];
+    if (skipped[current]) { // its only reader, a GEMM, overwrites instead
+      for (ValueId id : inst.operands)
+        if (lastUse[id] == current)
+          env[id] = Tensor();
+      continue;
+    }
     double start = 0;
     if (profiler) {
       start = Profiler::now();
@@ -230,11 +281,13 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     return;
   case OpKind::Matmul:
   case OpKind::BatchMatmul: {
-    Tensor c = takeInit(env, inst.operands[2], current);
+    bool accumulate = !overwrites[current];
+    Tensor c = accumulate ? takeInit(env, inst.operands[2], current) : fresh(0);
     if (inst.kind == OpKind::Matmul)
-      backend.matmul(in(0), in(1), c, inst.transA, inst.transB);
+      backend.matmul(in(0), in(1), c, inst.transA, inst.transB, accumulate);
     else
-      backend.batchMatmul(in(0), in(1), c, inst.transA, inst.transB);
+      backend.batchMatmul(in(0), in(1), c, inst.transA, inst.transB,
+                          accumulate);
     res = c;
     return;
   }

@@ -170,8 +170,8 @@ TEST_P(BackendVsCpuTest, MatmulAllTransposes) {
         Tensor b = seeded(t, tb ? Shape{n, k} : Shape{k, n}, 4);
         Tensor c0 = seeded(t, {m, n}, 5); // c += a b accumulates
         Tensor dc = up(host(c0)), rc = host(c0);
-        dut->matmul(up(a), up(b), dc, ta, tb);
-        cpu->matmul(a, b, rc, ta, tb);
+        dut->matmul(up(a), up(b), dc, ta, tb, true);
+        cpu->matmul(a, b, rc, ta, tb, true);
         expectClose(down(dc), rc, t == DType::F32 ? 1e-5 : 1e-12);
       }
 }
@@ -185,8 +185,8 @@ TEST_P(BackendVsCpuTest, BatchMatmulAllTransposes) {
         Tensor b = seeded(t, tb ? Shape{batch, n, k} : Shape{batch, k, n}, 7);
         Tensor c0 = seeded(t, {batch, m, n}, 8);
         Tensor dc = up(host(c0)), rc = host(c0);
-        dut->batchMatmul(up(a), up(b), dc, ta, tb);
-        cpu->batchMatmul(a, b, rc, ta, tb);
+        dut->batchMatmul(up(a), up(b), dc, ta, tb, true);
+        cpu->batchMatmul(a, b, rc, ta, tb, true);
         expectClose(down(dc), rc, t == DType::F32 ? 1e-5 : 1e-12);
       }
 }
@@ -195,14 +195,14 @@ TEST_P(BackendVsCpuTest, MatmulRejectsBadOperands) {
   Tensor a = up(seeded(DType::F32, {4, 3}, 1));
   Tensor b = up(seeded(DType::F32, {4, 2}, 2)); // k mismatch
   Tensor c = dut->allocate(DType::F32, {4, 2});
-  EXPECT_THROW(dut->matmul(a, b, c, false, false), Error);
+  EXPECT_THROW(dut->matmul(a, b, c, false, false, true), Error);
   Tensor ia = up(seeded(DType::I32, {2, 2}, 1));
   Tensor ic = dut->allocate(DType::I32, {2, 2});
-  EXPECT_THROW(dut->matmul(ia, ia, ic, false, false), Error);
+  EXPECT_THROW(dut->matmul(ia, ia, ic, false, false, true), Error);
   Tensor b3 = up(seeded(DType::F32, {2, 3, 2}, 3));
   Tensor a3 = up(seeded(DType::F32, {3, 4, 3}, 4)); // batch mismatch
   Tensor c3 = dut->allocate(DType::F32, {3, 4, 2});
-  EXPECT_THROW(dut->batchMatmul(a3, b3, c3, false, false), Error);
+  EXPECT_THROW(dut->batchMatmul(a3, b3, c3, false, false, true), Error);
 }
 
 TEST_P(BackendVsCpuTest, GenericBroadcastElementwise) {

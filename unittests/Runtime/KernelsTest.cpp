@@ -79,13 +79,13 @@ TEST_F(KernelsTest, GemmMatchesTripleLoop) {
       Tensor a = seeded(DType::F32, ta ? Shape{13, 7} : Shape{7, 13}, 1);
       Tensor b = seeded(DType::F32, tb ? Shape{5, 13} : Shape{13, 5}, 2);
       Tensor c = seeded(DType::F32, {7, 5}, 3), ref = c.clone();
-      cpu->matmul(a, b, c, ta, tb);
+      cpu->matmul(a, b, c, ta, tb, true);
       naiveGemm<float>(a, b, ref, ta, tb);
       expectNear(c, ref, 1e-5);
     }
   Tensor a = seeded(DType::F64, {4, 6}, 4), b = seeded(DType::F64, {6, 3}, 5);
   Tensor c(DType::F64, {4, 3}), ref(DType::F64, {4, 3});
-  cpu->matmul(a, b, c, false, false);
+  cpu->matmul(a, b, c, false, false, true);
   naiveGemm<double>(a, b, ref, false, false);
   expectNear(c, ref, 1e-12);
 }
@@ -94,7 +94,7 @@ TEST_F(KernelsTest, BatchGemmMatchesTripleLoop) {
   Tensor a = seeded(DType::F32, {3, 4, 6}, 1),
          b = seeded(DType::F32, {3, 5, 6}, 2);
   Tensor c(DType::F32, {3, 4, 5}), ref(DType::F32, {3, 4, 5});
-  cpu->batchMatmul(a, b, c, false, true);
+  cpu->batchMatmul(a, b, c, false, true, true);
   for (int64_t i = 0; i < 3; ++i)
     naiveGemm<float>(a, b, ref, false, true, i);
   expectNear(c, ref, 1e-5);
@@ -102,9 +102,9 @@ TEST_F(KernelsTest, BatchGemmMatchesTripleLoop) {
 
 TEST_F(KernelsTest, GemmRejectsBadShapesAndTypes) {
   Tensor a(DType::F32, {2, 3}), b(DType::F32, {4, 2}), c(DType::F32, {2, 2});
-  EXPECT_THROW(cpu->matmul(a, b, c, false, false), Error);
+  EXPECT_THROW(cpu->matmul(a, b, c, false, false, true), Error);
   Tensor ai(DType::I32, {2, 2}), ci(DType::I32, {2, 2});
-  EXPECT_THROW(cpu->matmul(ai, ai, ci, false, false), Error);
+  EXPECT_THROW(cpu->matmul(ai, ai, ci, false, false, true), Error);
 }
 
 // A matmul written as a loop nest (i, j, k) with a reduction loop.

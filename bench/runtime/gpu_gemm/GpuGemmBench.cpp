@@ -143,9 +143,9 @@ int main(int argc, char **argv) {
       double tBackend = seconds(
           [&] {
             if (batched)
-              gpu->batchMatmul(a, b, c, false, false);
+              gpu->batchMatmul(a, b, c, false, false, true);
             else
-              gpu->matmul(a, b, c, false, false);
+              gpu->matmul(a, b, c, false, false, true);
           },
           sync, iters);
 

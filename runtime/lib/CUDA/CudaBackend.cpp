@@ -318,15 +318,15 @@ public:
   }
 
   void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-              bool transB) override {
+              bool transB, bool accumulate) override {
     checkRank(a, 2, "matmul");
     checkRank(b, 2, "matmul");
     checkRank(c, 2, "matmul");
-    gemm(a, b, c, transA, transB, 1);
+    gemm(a, b, c, transA, transB, accumulate, 1);
   }
 
   void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-                   bool transB) override {
+                   bool transB, bool accumulate) override {
     checkRank(a, 3, "batch_matmul");
     checkRank(b, 3, "batch_matmul");
     checkRank(c, 3, "batch_matmul");
@@ -334,7 +334,7 @@ public:
     if (a.getDim(0) != batch || b.getDim(0) != batch)
       throw Error("batch_matmul: batch sizes differ (" + a.getTypeString() +
                   ", " + b.getTypeString() + ", " + c.getTypeString() + ")");
-    gemm(a, b, c, transA, transB, batch);
+    gemm(a, b, c, transA, transB, accumulate, batch);
   }
 
   void generic(const GenericSpec &spec,
@@ -617,7 +617,7 @@ private:
 
   /// c += op(a) op(b), row-major, as column-major C^T = op(B)^T op(A)^T.
   void gemm(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-            bool transB, int64_t batch) {
+            bool transB, bool accumulate, int64_t batch) {
     checkSameType(a, c, "matmul");
     checkSameType(b, c, "matmul");
     int64_t r = a.getRank();
@@ -633,8 +633,14 @@ private:
                   c.getTypeString());
     const void *pa = devicePtr(a, "matmul"), *pb = devicePtr(b, "matmul");
     void *pc = devicePtr(c, "matmul");
-    if (m == 0 || n == 0 || k == 0 || batch == 0)
+    if (m == 0 || n == 0 || batch == 0)
       return;
+    if (k == 0) { // an empty sum: cuBLAS would not touch c
+      if (!accumulate)
+        AUTOSHARD_CUDA_CHECK(
+            cudaMemsetAsync(pc, 0, c.getBytes(), stream()));
+      return;
+    }
     int im = toBlasInt(m, "matmul"), in = toBlasInt(n, "matmul"),
         ik = toBlasInt(k, "matmul");
     int lda = toBlasInt(a.getDim(r - 1), "matmul");
@@ -645,31 +651,31 @@ private:
     int64_t sb = b.getDim(r - 2) * b.getDim(r - 1);
     int64_t sc = m * n;
     if (c.getDType() == DType::F32) {
-      const float one = 1.0f;
+      const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
       auto *fa = static_cast<const float *>(pa);
       auto *fb = static_cast<const float *>(pb);
       auto *fc = static_cast<float *>(pc);
       if (batch == 1 && r == 2)
         AUTOSHARD_CUBLAS_CHECK(cublasSgemm(ctx->blas, opB, opA, in, im, ik,
-                                           &one, fb, ldb, fa, lda, &one, fc,
+                                           &one, fb, ldb, fa, lda, &beta, fc,
                                            in));
       else
         AUTOSHARD_CUBLAS_CHECK(cublasSgemmStridedBatched(
             ctx->blas, opB, opA, in, im, ik, &one, fb, ldb, sb, fa, lda, sa,
-            &one, fc, in, sc, toBlasInt(batch, "batch_matmul")));
+            &beta, fc, in, sc, toBlasInt(batch, "batch_matmul")));
     } else {
-      const double one = 1.0;
+      const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
       auto *da = static_cast<const double *>(pa);
       auto *db = static_cast<const double *>(pb);
       auto *dc = static_cast<double *>(pc);
       if (batch == 1 && r == 2)
         AUTOSHARD_CUBLAS_CHECK(cublasDgemm(ctx->blas, opB, opA, in, im, ik,
-                                           &one, db, ldb, da, lda, &one, dc,
+                                           &one, db, ldb, da, lda, &beta, dc,
                                            in));
       else
         AUTOSHARD_CUBLAS_CHECK(cublasDgemmStridedBatched(
             ctx->blas, opB, opA, in, im, ik, &one, db, ldb, sb, da, lda, sa,
-            &one, dc, in, sc, toBlasInt(batch, "batch_matmul")));
+            &beta, dc, in, sc, toBlasInt(batch, "batch_matmul")));
     }
   }
 

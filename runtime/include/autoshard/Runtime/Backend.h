@@ -58,12 +58,15 @@ public:
   /// Every element of dst = the rank-0 `value` converted to dst's type.
   virtual void fill(Tensor &dst, const Tensor &value) = 0;
 
-  /// c += op(a) * op(b) for 2-D a, b, c (f32/f64; other types throw).
+  /// c += op(a) * op(b) for 2-D a, b, c (f32/f64; other types throw). With
+  /// `accumulate` false, c = op(a) * op(b) and c's content on entry is never
+  /// read (GEMM beta = 0): the executor folds a zero-fill init into the GEMM
+  /// this way instead of filling a buffer only to add to it.
   virtual void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-                      bool transB) = 0;
+                      bool transB, bool accumulate) = 0;
   /// The same over a leading batch dim on all three.
   virtual void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c,
-                           bool transA, bool transB) = 0;
+                           bool transA, bool transB, bool accumulate) = 0;
   /// A loop nest (elementwise, broadcast, reduction, any linalg.generic):
   /// `outputs` hold the init values on entry and the results on exit.
   virtual void generic(const GenericSpec &spec,

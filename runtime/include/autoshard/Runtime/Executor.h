@@ -39,6 +39,9 @@ private:
   Tensor allocate(DType type, const Shape &shape, bool zeroed);
   /// The profile kind of instruction `i`.
   std::string getProfileKind(size_t i) const;
+  /// Marks zero inits read only by one GEMM: the init is never made and the
+  /// GEMM overwrites a fresh buffer (beta = 0) instead of adding to zeros.
+  void foldZeroInits();
 
   const Program &program;
   Backend &backend;
@@ -46,6 +49,8 @@ private:
   std::vector<size_t> lastUse; // instruction index of each value's last use
   std::shared_ptr<KernelLibrary> kernelLibrary;
   std::vector<KernelFn> kernels; // per instruction; null: interpret
+  std::vector<bool> skipped;      // per instruction: a folded zero init
+  std::vector<bool> overwrites;   // per instruction: a GEMM with beta = 0
   size_t current = 0;
   Profiler *profiler = nullptr;
   std::vector<size_t> profileSlots; // per instruction
