@@ -11,7 +11,7 @@ packages=(
   libabsl-dev googletest libgtest-dev
   libopenmpi-dev openmpi-bin
   libopenblas-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-dev libprotobuf-dev protobuf-compiler libxxhash-dev
   python3-numpy
 )
 
