@@ -148,22 +148,66 @@ CandidateList FunctionPropagation::resultCandidates(unsigned pn, unsigned slot,
   return makeList(std::move(own));
 }
 
-/// Every layout the producer may give the value or a consumer may want, in
-/// layoutKey order. Values whose producer and consumers have the same lists
-/// (the layers of a model) share one candidate list.
+/// The finest layout from which both `a` and `b` are local slices: each
+/// dim split over the axes its two lists begin with (a dim's shards are
+/// nested, major axis first, so a prefix of its axes is a coarser split of
+/// the same dim), nothing partial. None for uneven layouts.
+static std::optional<TensorLayout> commonCoarsening(const TensorLayout &a,
+                                                    const TensorLayout &b) {
+  auto uneven = [](const TensorLayout &l) {
+    return llvm::any_of(l.unevenSizes,
+                        [](const auto &sizes) { return !sizes.empty(); });
+  };
+  if (a.getRank() != b.getRank() || uneven(a) || uneven(b))
+    return std::nullopt;
+  TensorLayout meet = TensorLayout::replicated(a.getRank());
+  for (int64_t d = 0; d < a.getRank(); ++d)
+    for (auto [x, y] : llvm::zip(a.dimAxes[d], b.dimAxes[d])) {
+      if (x != y)
+        break;
+      meet.dimAxes[d].push_back(x);
+    }
+  return meet;
+}
+
+/// Every layout the producer may give the value or a consumer may want, and
+/// the common intermediates: the common coarsening of every two of them
+/// (replicated among them), from which each of the two is a local slice —
+/// one reshard to it, shared, then free slices, can beat a reshard per
+/// reader. In layoutKey order. Values whose producer and consumers have the
+/// same lists (the layers of a model) share one candidate list.
 CandidateList
 FunctionPropagation::fanoutCandidates(const SmallVector<unsigned, 8> &lists) {
   CandidateList &list = fanoutLists[lists];
   if (list)
     return list;
-  std::map<StringRef, unsigned> distinct;
+  std::vector<unsigned> ids;
   std::vector<char> seen(pricing.layouts.size(), 0);
   for (unsigned l : lists)
     for (unsigned id : pricing.lists[l])
       if (!seen[id]) {
         seen[id] = 1;
-        distinct.emplace(pricing.key(id), id);
+        ids.push_back(id);
       }
+  std::vector<unsigned> all = ids;
+  for (unsigned i = 0; i < ids.size(); ++i)
+    for (unsigned j = i; j < ids.size(); ++j) {
+      // (Interning the meet may grow `pricing.layouts`: it is taken first.)
+      std::optional<TensorLayout> meet =
+          commonCoarsening(pricing.layouts[ids[i]], pricing.layouts[ids[j]]);
+      if (!meet)
+        continue;
+      unsigned id = pricing.intern(*meet);
+      if (id >= seen.size())
+        seen.resize(id + 1, 0);
+      if (!seen[id]) {
+        seen[id] = 1;
+        all.push_back(id);
+      }
+    }
+  std::map<StringRef, unsigned> distinct;
+  for (unsigned id : all)
+    distinct.emplace(pricing.key(id), id);
   std::vector<Candidate> cands;
   cands.reserve(distinct.size());
   for (auto &[key, id] : distinct) {

@@ -13,7 +13,8 @@
 //     tables hold the reshard planner's times, user annotations as
 //     restrictions), every distinct reshard priced once (Pricing.h);
 //  4. solve (SolvePhase.cpp): the solver picks one candidate per node;
-//     layout-free producers follow their consumer;
+//     layout-free producers follow their consumer; each value with several
+//     uses gets its plan of reshards (ValuePlans.cpp);
 //  5. write-back (WriteBack.cpp, Reshards.cpp): strategies, layouts and the
 //     reshards the choice needs;
 //  6. report (ReportPhase.cpp): strategies, compute and memory.
@@ -101,6 +102,13 @@ private:
   mlir::LogicalResult solveGraph();
   void absorbLayoutFree();
 
+  //===--- 4b. Value plans (ValuePlans.cpp) -------------------------------===//
+  /// Plans every value with several uses (see ValuePlans.cpp); returns what
+  /// that changes in the solver's objective.
+  double planValues();
+  /// planTime, free between equal layouts.
+  double stepTime(Value v, const TensorLayout &from, const TensorLayout &to);
+
   //===--- 5. Write-back (WriteBack.cpp, Reshards.cpp) --------------------===//
   mlir::LogicalResult writeBack();
   void writeArgumentLayouts();
@@ -170,6 +178,16 @@ private:
   // Pricing and solution (phases 3, 4).
   Pricing pricing;
   SolverGraph graph;
+
+  /// Values whose readers take some layouts from the fan-out's shared one
+  /// (phase 4b).
+  struct ValuePlan {
+    /// The shared layout, made once from the producer's.
+    const TensorLayout *shared = nullptr;
+    /// The interned layouts readers take from it.
+    SmallVector<unsigned, 4> fromShared;
+  };
+  llvm::DenseMap<Value, ValuePlan> valuePlans;
 
   // Write-back and report (phases 5, 6).
   llvm::DenseMap<const TensorLayout *, dist::LayoutAttr> layoutAttrs;

@@ -36,7 +36,9 @@ struct PropagationReport {
   double optimizerStateBytesPerDevice = 0.0;
   double gradientBytesPerDevice = 0.0;
   double activationBytesPerDevice = 0.0;
-  /// Solver objective (compute + priced reshards, each use counted).
+  /// Solver objective (compute + priced reshards), with each value of
+  /// several uses charged its plan's reshards (ValuePlans.cpp): the cost of
+  /// what the pass emits.
   double solverCostUs = 0.0;
   /// Wall time in the solver and the size of its graphs (summary only: the
   /// JSON stays deterministic).

@@ -97,20 +97,15 @@ LogicalResult FunctionPropagation::fixUse(OpOperand &use,
   if (sameLayout(have, want))
     return success();
   Value v = use.get();
-  // With a fan-out node, the value's shared layout: take it, or reshard
-  // from whichever of the value and the shared reshard is cheaper (the
-  // solver priced the latter, so the result is never worse).
+  // Readers of a shared value follow its plan (ValuePlans.cpp): some take
+  // their layout from the fan-out's shared one, made once.
   Value source = v;
   const TensorLayout *from = &have;
-  if (auto fit = fanoutOf.find(v); fit != fanoutOf.end()) {
-    const TensorLayout &shared = nodes[fit->second].resultLayout(0);
-    bool sharedExists = reshards.count(
-        std::make_pair(v.getAsOpaquePointer(), pricing.intern(shared)));
-    if (!sameLayout(shared, have) &&
-        (sameLayout(shared, want) ||
-         planTime(v, shared, want) +
-                 (sharedExists ? 0.0 : planTime(v, have, shared)) <
-             planTime(v, have, want))) {
+  if (consumerNode.kind != Node::Result)
+    if (auto it = valuePlans.find(v);
+        it != valuePlans.end() &&
+        llvm::is_contained(it->second.fromShared, pricing.intern(want))) {
+      const TensorLayout &shared = *it->second.shared;
       FailureOr<Value> r =
           getReshard(v, have, shared, use, producerNode, consumerNode);
       if (failed(r))
@@ -118,7 +113,6 @@ LogicalResult FunctionPropagation::fixUse(OpOperand &use,
       source = *r;
       from = &shared;
     }
-  }
   if (!sameLayout(*from, want)) {
     FailureOr<Value> r =
         getReshard(source, *from, want, use, producerNode, consumerNode);

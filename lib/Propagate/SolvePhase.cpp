@@ -36,7 +36,6 @@ LogicalResult FunctionPropagation::solveGraph() {
   report.solverNodes += graph.getNumNodes();
   if (!result.error.empty())
     return func.emitError("dist-propagate: solver failed: ") << result.error;
-  report.solverCostUs += result.cost;
   report.optimal = report.optimal && result.optimal;
   for (Node &n : nodes) {
     n.chosen = &n.cands()[result.assignment[n.solverId]];
@@ -44,6 +43,7 @@ LogicalResult FunctionPropagation::solveGraph() {
       report.computeTimeUs += model.getComputeTimeUs(n.chosen->flops);
   }
   absorbLayoutFree();
+  report.solverCostUs += result.cost + planValues();
   return success();
 }
 
