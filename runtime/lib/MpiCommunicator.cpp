@@ -4,6 +4,15 @@
 // per group, made once by splitGroupComm (MpiGroups.h), so MPI ranks in the
 // sub-communicator are the in-group indices of DeviceMesh::getGroup.
 //
+// Watchdog: every collective is started non-blocking and polled, so that a
+// rank still waiting at the deadline can ask the other members which
+// collective they are in. Each rank counts the collectives it entered per
+// group; a member that answers with a lower count, or not at all (stopped,
+// dead, or busy outside collectives), did not arrive. While polling, a rank
+// answers such questions from others. The questions are point to point on
+// MPI_COMM_WORLD with tags of their own (collectives use a separate MPI
+// context), so no collective call is needed to set them up.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MpiGroups.h"
@@ -11,9 +20,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <map>
+#include <thread>
 
 using namespace autoshard;
 using namespace autoshard::rt;
@@ -76,6 +87,27 @@ std::vector<int> displacements(const std::vector<int> &counts) {
   return displs;
 }
 
+constexpr int kQueryTag = 7101, kReplyTag = 7102;
+/// How long a timed-out rank waits for the members' answers.
+constexpr auto kAnswerWait = std::chrono::seconds(1);
+
+/// Counting keys of the collectives that are not over mesh axes.
+const AxisList &worldKey() {
+  static const AxisList key = {-1};
+  return key;
+}
+const AxisList &pointToPointKey() {
+  static const AxisList key = {-2};
+  return key;
+}
+
+std::string joinRanks(const std::vector<int> &ranks) {
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(ranks[i]);
+  return out;
+}
+
 class MpiCommunicator final : public Communicator {
 public:
   explicit MpiCommunicator(const DeviceMesh &mesh) : Communicator(mesh) {
@@ -111,14 +143,19 @@ public:
 
   void allReduce(const void *send, void *recv, int64_t count, DType type,
                  ReductionKind kind, const AxisList &axes) override {
-    MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv, toInt(count),
-                  getMpiType(type), getMpiOp(kind, type), get(axes));
+    MPI_Request request;
+    MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, toInt(count),
+                   getMpiType(type), getMpiOp(kind, type), get(axes),
+                   &request);
+    finish("all_reduce", axes, &request);
   }
 
   void allGather(const void *send, void *recv, int64_t bytes,
                  const AxisList &axes) override {
-    MPI_Allgather(send, toInt(bytes), MPI_BYTE, recv, toInt(bytes), MPI_BYTE,
-                  get(axes));
+    MPI_Request request;
+    MPI_Iallgather(send, toInt(bytes), MPI_BYTE, recv, toInt(bytes), MPI_BYTE,
+                   get(axes), &request);
+    finish("all_gather", axes, &request);
   }
 
   void allGatherV(const void *send, void *recv,
@@ -127,29 +164,38 @@ public:
     std::vector<int> counts = checkedCounts(recvBytes, axes);
     std::vector<int> displs = displacements(counts);
     int me = static_cast<int>(getGroupIndex(axes));
-    MPI_Allgatherv(send, counts[me], MPI_BYTE, recv, counts.data(),
-                   displs.data(), MPI_BYTE, get(axes));
+    MPI_Request request;
+    MPI_Iallgatherv(send, counts[me], MPI_BYTE, recv, counts.data(),
+                    displs.data(), MPI_BYTE, get(axes), &request);
+    finish("all_gather", axes, &request);
   }
 
   void reduceScatter(const void *send, void *recv, int64_t countPerMember,
                      DType type, ReductionKind kind,
                      const AxisList &axes) override {
-    MPI_Reduce_scatter_block(send, recv, toInt(countPerMember),
-                             getMpiType(type), getMpiOp(kind, type), get(axes));
+    MPI_Request request;
+    MPI_Ireduce_scatter_block(send, recv, toInt(countPerMember),
+                              getMpiType(type), getMpiOp(kind, type),
+                              get(axes), &request);
+    finish("reduce_scatter", axes, &request);
   }
 
   void reduceScatterV(const void *send, void *recv,
                       const std::vector<int64_t> &counts, DType type,
                       ReductionKind kind, const AxisList &axes) override {
     std::vector<int> c = checkedCounts(counts, axes);
-    MPI_Reduce_scatter(send, recv, c.data(), getMpiType(type),
-                       getMpiOp(kind, type), get(axes));
+    MPI_Request request;
+    MPI_Ireduce_scatter(send, recv, c.data(), getMpiType(type),
+                        getMpiOp(kind, type), get(axes), &request);
+    finish("reduce_scatter", axes, &request);
   }
 
   void allToAll(const void *send, void *recv, int64_t bytesPerMember,
                 const AxisList &axes) override {
-    MPI_Alltoall(send, toInt(bytesPerMember), MPI_BYTE, recv,
-                 toInt(bytesPerMember), MPI_BYTE, get(axes));
+    MPI_Request request;
+    MPI_Ialltoall(send, toInt(bytesPerMember), MPI_BYTE, recv,
+                  toInt(bytesPerMember), MPI_BYTE, get(axes), &request);
+    finish("all_to_all", axes, &request);
   }
 
   void allToAllV(const void *send, const std::vector<int64_t> &sendBytes,
@@ -158,8 +204,10 @@ public:
     std::vector<int> sc = checkedCounts(sendBytes, axes);
     std::vector<int> rc = checkedCounts(recvBytes, axes);
     std::vector<int> sd = displacements(sc), rd = displacements(rc);
-    MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(),
-                  rd.data(), MPI_BYTE, get(axes));
+    MPI_Request request;
+    MPI_Ialltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(),
+                   rd.data(), MPI_BYTE, get(axes), &request);
+    finish("all_to_all", axes, &request);
   }
 
   void sendRecv(const void *send, int64_t dstPos, void *recv, int64_t srcPos,
@@ -168,24 +216,35 @@ public:
                           : MPI_PROC_NULL;
     int src = srcPos >= 0 ? static_cast<int>(mesh.getDeviceId(srcPos))
                           : MPI_PROC_NULL;
-    MPI_Sendrecv(send, toInt(bytes), MPI_BYTE, dst, /*tag=*/17, recv,
-                 toInt(bytes), MPI_BYTE, src, 17, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+    MPI_Request requests[2];
+    MPI_Irecv(recv, toInt(bytes), MPI_BYTE, src, /*tag=*/17, MPI_COMM_WORLD,
+              &requests[0]);
+    MPI_Isend(send, toInt(bytes), MPI_BYTE, dst, 17, MPI_COMM_WORLD,
+              &requests[1]);
+    std::vector<int> peers;
+    for (int peer : {src, dst})
+      if (peer != MPI_PROC_NULL)
+        peers.push_back(peer);
+    finish("permute", pointToPointKey(), requests, 2, peers);
   }
 
   std::vector<std::vector<uint8_t>> gatherToRoot(const void *send,
                                                  int64_t bytes) override {
     int mine = toInt(bytes);
     std::vector<int> counts(rank == 0 ? size : 0);
-    MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Request request;
+    MPI_Igather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0,
+                MPI_COMM_WORLD, &request);
+    finish("gather", worldKey(), &request);
     std::vector<int> displs = displacements(counts);
     std::vector<uint8_t> all;
     if (rank == 0)
       all.resize(displs.empty()
                      ? 0
                      : static_cast<size_t>(displs.back()) + counts.back());
-    MPI_Gatherv(send, mine, MPI_BYTE, all.data(), counts.data(), displs.data(),
-                MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Igatherv(send, mine, MPI_BYTE, all.data(), counts.data(),
+                 displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD, &request);
+    finish("gather", worldKey(), &request);
     std::vector<std::vector<uint8_t>> out;
     for (size_t r = 0; r < counts.size(); ++r)
       out.emplace_back(all.begin() + displs[r],
@@ -193,7 +252,13 @@ public:
     return out;
   }
 
-  void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
+  void barrier() override {
+    MPI_Request request;
+    MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    finish("barrier", worldKey(), &request);
+  }
+
+  void setDeadline(Deadline newDeadline) override { deadline = newDeadline; }
 
   [[noreturn]] void abort(const std::string &message, int code) override {
     std::fprintf(stderr, "%s\n", message.c_str());
@@ -203,6 +268,145 @@ public:
   }
 
 private:
+  using Clock = std::chrono::steady_clock;
+
+  /// Waits for `requests` of the collective `kind` over `key` (mesh axes,
+  /// worldKey() or pointToPointKey() with its `peers`), answering the
+  /// watchdog's questions, until the deadline.
+  void finish(const char *kind, const AxisList &key, MPI_Request *requests,
+              int count = 1, std::vector<int> peers = {}) {
+    current = {kind, key, ++entered[key], std::move(peers)};
+    int done = 0;
+    // Checking the clock and probing for questions every few tests keeps
+    // the loop as cheap as MPI's own blocking wait.
+    for (unsigned spin = 0;; ++spin) {
+      MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
+      if (done)
+        break;
+      if (spin % 64 == 63) {
+        answerQuestions();
+        if (deadline != Deadline::max() && Clock::now() >= deadline)
+          timedOut();
+      }
+    }
+    current.kind = nullptr;
+  }
+
+  /// "all_reduce #3 over mesh axes [dp]": the collective and how many this
+  /// rank had entered over the same axes.
+  std::string describe(const char *kind, const AxisList &key,
+                       int64_t seq) const {
+    std::string where;
+    if (key == worldKey()) {
+      where = "all ranks";
+    } else if (key == pointToPointKey()) {
+      where = "a peer";
+    } else {
+      where = "mesh axes [";
+      for (size_t i = 0; i < key.size(); ++i)
+        where += (i ? ", " : "") + mesh.getAxis(key[i]).name;
+      where += "]";
+    }
+    return std::string(kind) + " #" + std::to_string(seq) + " over " + where;
+  }
+
+  /// World ranks of the other members of the current collective.
+  std::vector<int> currentPeers() const {
+    if (current.key == pointToPointKey())
+      return current.peers;
+    std::vector<int> peers;
+    if (current.key == worldKey()) {
+      for (int r = 0; r < size; ++r)
+        peers.push_back(r);
+    } else {
+      for (int64_t pos : mesh.getGroup(getPosition(), current.key))
+        peers.push_back(static_cast<int>(mesh.getDeviceId(pos)));
+    }
+    peers.erase(std::remove(peers.begin(), peers.end(), rank), peers.end());
+    return peers;
+  }
+
+  /// Answers every pending question "how many collectives over KEY have you
+  /// entered?" with that count and what this rank waits in now.
+  void answerQuestions() {
+    for (;;) {
+      int flag = 0, length = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, kQueryTag, MPI_COMM_WORLD, &flag, &status);
+      if (!flag)
+        return;
+      MPI_Get_count(&status, MPI_INT64_T, &length);
+      AxisList key(std::max(length, 0));
+      MPI_Recv(key.data(), length, MPI_INT64_T, status.MPI_SOURCE, kQueryTag,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      auto it = entered.find(key);
+      std::string answer =
+          std::to_string(it == entered.end() ? 0 : it->second) + " " +
+          (current.kind
+               ? "it waits in " +
+                     describe(current.kind, current.key, current.seq)
+               : std::string("it is between collectives"));
+      MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR,
+               status.MPI_SOURCE, kReplyTag, MPI_COMM_WORLD);
+    }
+  }
+
+  /// The deadline passed in the current collective: asks its other members
+  /// how far they got and throws an Error naming those that did not arrive.
+  [[noreturn]] void timedOut() {
+    std::vector<int> peers = currentPeers();
+    std::vector<MPI_Request> questions(peers.size());
+    for (size_t i = 0; i < peers.size(); ++i)
+      MPI_Isend(current.key.data(), static_cast<int>(current.key.size()),
+                MPI_INT64_T, peers[i], kQueryTag, MPI_COMM_WORLD,
+                &questions[i]);
+    std::map<int, std::string> answers;
+    Clock::time_point until = Clock::now() + kAnswerWait;
+    while (answers.size() < peers.size() && Clock::now() < until) {
+      answerQuestions();
+      int flag = 0, length = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, kReplyTag, MPI_COMM_WORLD, &flag, &status);
+      if (!flag) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      MPI_Get_count(&status, MPI_CHAR, &length);
+      std::string answer(std::max(length, 0), '\0');
+      MPI_Recv(answer.data(), length, MPI_CHAR, status.MPI_SOURCE, kReplyTag,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      answers[status.MPI_SOURCE] = answer;
+    }
+    std::vector<int> arrived = {static_cast<int>(rank)}, silent;
+    std::string late;
+    for (int peer : peers) {
+      auto it = answers.find(peer);
+      if (it == answers.end()) {
+        silent.push_back(peer);
+        continue;
+      }
+      size_t space = it->second.find(' ');
+      int64_t seq = std::atoll(it->second.substr(0, space).c_str());
+      if (seq >= current.seq)
+        arrived.push_back(peer);
+      else
+        late += "; rank " + std::to_string(peer) + " did not arrive (" +
+                it->second.substr(space + 1) + ")";
+    }
+    std::sort(arrived.begin(), arrived.end());
+    std::string message =
+        "timed out (--timeout) in " +
+        describe(current.kind, current.key, current.seq) + ": ";
+    if (!silent.empty())
+      message += joinRanks(silent) +
+                 " did not arrive (no answer: stopped, dead or busy outside "
+                 "collectives)";
+    message += silent.empty() && !late.empty() ? late.substr(2) : late;
+    if (silent.empty() && late.empty())
+      message += "every member arrived (the collective itself is stuck)";
+    throw Error(message + "; arrived: " + joinRanks(arrived));
+  }
+
   MPI_Comm get(const AxisList &axes) {
     auto it = groups.find(axes);
     if (it == groups.end())
@@ -219,6 +423,17 @@ private:
 
   int64_t rank = 0, size = 1;
   std::map<AxisList, MPI_Comm> groups;
+  /// The watchdog's state: the deadline, the number of collectives entered
+  /// per group key, and the collective this rank waits in (kind == nullptr:
+  /// none).
+  Deadline deadline = Deadline::max();
+  std::map<AxisList, int64_t> entered;
+  struct Waiting {
+    const char *kind = nullptr;
+    AxisList key;
+    int64_t seq = 0;
+    std::vector<int> peers;
+  } current;
 };
 } // namespace
 

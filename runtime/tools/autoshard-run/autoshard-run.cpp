@@ -239,9 +239,11 @@ public:
     thread = std::thread([this] {
       std::unique_lock<std::mutex> lock(mutex);
       // A re-arm moves the deadline while we wait: look again on waking.
+      // The communicator names the missing ranks at the deadline; this
+      // thread is the backstop for a rank stuck outside collectives.
       while (!done)
-        if (cv.wait_until(lock, deadline) == std::cv_status::timeout && !done &&
-            Clock::now() >= deadline)
+        if (cv.wait_until(lock, deadline + kGrace) == std::cv_status::timeout &&
+            !done && Clock::now() >= deadline + kGrace)
           job.abort("timed out after " + formatSeconds(this->seconds) +
                     " s (--timeout); a rank failed or a collective is "
                     "stuck");
@@ -263,9 +265,24 @@ public:
       return;
     std::lock_guard<std::mutex> lock(mutex);
     deadline = fromNow();
+    if (comm)
+      comm->setDeadline(deadline);
+  }
+
+  /// From now on `comm`'s collectives share the deadline (called from the
+  /// thread that runs them).
+  void watch(rt::Communicator &c) {
+    comm = &c;
+    if (seconds > 0) {
+      std::lock_guard<std::mutex> lock(mutex);
+      comm->setDeadline(deadline);
+    }
   }
 
 private:
+  /// Time for the communicator to ask the other ranks (MpiCommunicator).
+  static constexpr std::chrono::seconds kGrace{3};
+
   Clock::time_point fromNow() const {
     // Ranks fire one after another: the first exit ends every rank, so the
     // job reports one timeout instead of N.
@@ -281,6 +298,7 @@ private:
   std::condition_variable cv;
   bool done = false;
   std::thread thread;
+  rt::Communicator *comm = nullptr;
 };
 
 int runCompare() {
@@ -910,6 +928,7 @@ int main(int argc, char **argv) {
       }
       status = 1;
     } else {
+      watchdog.watch(*setup.comm);
       try {
         // NCCL communicators are created collectively on every rank; the MPI
         // communicator still gathers outputs to rank 0.

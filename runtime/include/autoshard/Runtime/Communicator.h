@@ -20,6 +20,7 @@
 #include "autoshard/Support/DeviceMesh.h"
 #include "autoshard/Support/TensorLayout.h"
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -87,6 +88,13 @@ public:
   virtual void barrier() = 0;
   /// Ends the whole job with `code` after printing `message` to stderr.
   [[noreturn]] virtual void abort(const std::string &message, int code) = 0;
+
+  /// Watchdog: a collective still waiting at `deadline` throws an Error that
+  /// names the group members that did not arrive (the MPI communicator asks
+  /// them; others ignore the deadline). time_point::max(): wait forever.
+  /// Set from the thread that runs the collectives.
+  using Deadline = std::chrono::steady_clock::time_point;
+  virtual void setDeadline(Deadline deadline) {}
 
 protected:
   /// For prepareGroup implementations: throws unless every axis is one of
