@@ -6,6 +6,8 @@
 #ifdef AUTOSHARD_HAVE_ONNX
 #include "autoshard/Import/OnnxImporter.h"
 #endif
+#include "autoshard/Lower/ProgramLoader.h"
+#include "autoshard/Runtime/PlanFile.h"
 #include "autoshard/Support/DeviceMesh.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -144,4 +146,133 @@ LogicalResult driver::compile(ModuleOp module, const CompileOptions &options) {
   if (!PassPipelineInfo::lookup("autoshard-pipeline"))
     return fail("the autoshard-pipeline is not registered in this build");
   return runPipeline(module, compilePipeline(options));
+}
+
+//===----------------------------------------------------------------------===//
+// Plan files
+//===----------------------------------------------------------------------===//
+
+bool driver::isPlanFile(StringRef output) {
+  return llvm::sys::path::extension(output) == ".asplan";
+}
+
+/// The lowering `options` ask for; $AUTOSHARD_KERNELS and
+/// $AUTOSHARD_COMPILE_THRESHOLD stand in for flags not given (e.g. the whole
+/// lit suite with every loop nest compiled).
+static FailureOr<LowerOptions> getLowerOptions(const CompileOptions &options) {
+  if (options.backend != "cpu" && options.backend != "cuda")
+    return fail("unknown --backend '" + options.backend +
+                "' (expected cpu or cuda)");
+  std::string modeText = options.kernels;
+  if (const char *env = std::getenv("AUTOSHARD_KERNELS");
+      env && *env && modeText.empty())
+    modeText = env;
+  std::optional<KernelMode> mode =
+      parseKernelMode(modeText.empty() ? "auto" : modeText);
+  if (!mode)
+    return fail("unknown --kernels '" + modeText +
+                "' (expected auto, compiled or interpreted)");
+  int64_t threshold = options.compileThreshold.value_or(1);
+  if (const char *env = std::getenv("AUTOSHARD_COMPILE_THRESHOLD");
+      env && *env && !options.compileThreshold)
+    threshold = std::atoll(env);
+  LowerOptions lower;
+  // For the CUDA backend the loop nests become PTX (GpuKernelCompiler.h).
+  lower.kernels.mode = *mode;
+  lower.kernels.gpu = options.backend == "cuda";
+  lower.kernels.compileThreshold = threshold;
+  lower.kernels.fuse = options.kernelFusion;
+  lower.gemmContractions = options.gemmContractions;
+  return lower;
+}
+
+/// The input of --lower-only, parsed with its diagnostics collected into
+/// `diagText` (autoshard-run reports them as one agreed error).
+static OwningOpRef<ModuleOp> parseForLowering(MLIRContext &ctx,
+                                              const std::string &path,
+                                              llvm::SourceMgr &sourceMgr,
+                                              std::string &diagText) {
+  std::string errorMessage;
+  auto file = mlir::openInputFile(path, &errorMessage);
+  if (!file) {
+    (void)fail(errorMessage);
+    return {};
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module)
+    (void)fail("cannot parse '" + path + "':\n" + diagText);
+  return module;
+}
+
+/// Weight files are named relative to the program: for an .mlir input its
+/// own directory, for an ONNX model the output's (where the importer put
+/// them). The plan keeps a relative name when it lands in that directory,
+/// else the absolute path, so it runs from anywhere.
+static void resolveWeightFiles(rt::Program &program,
+                               const CompileOptions &options) {
+  auto absoluteDir = [](StringRef file) {
+    SmallString<256> dir(file);
+    llvm::sys::path::remove_filename(dir);
+    (void)llvm::sys::fs::make_absolute(dir);
+    llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
+    return dir;
+  };
+  bool onnx = llvm::sys::path::extension(options.input) == ".onnx";
+  SmallString<256> base = absoluteDir(onnx ? options.output : options.input);
+  if (base == absoluteDir(options.output))
+    return;
+  for (rt::ProgramIO &io : program.inputs)
+    if (!io.file.empty() && !llvm::sys::path::is_absolute(io.file))
+      io.file = (base + "/" + io.file).str();
+}
+
+int driver::compileToPlan(MLIRContext &ctx, const CompileOptions &options) {
+  FailureOr<LowerOptions> lower = getLowerOptions(options);
+  if (failed(lower))
+    return 1;
+  // Diagnostics are collected: --lower-only errors come as one message (what
+  // autoshard-run prints), and lowering notes stay with their error.
+  std::string diagText;
+  llvm::raw_string_ostream diagStream(diagText);
+  llvm::SourceMgr sourceMgr;
+  OwningOpRef<ModuleOp> module;
+  {
+    SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diagStream);
+    if (options.lowerOnly) {
+      if (!options.strategyFile.empty() || !options.mesh.empty()) {
+        (void)fail("--lower-only takes a partitioned program: --mesh and "
+                   "--strategy do not apply");
+        return 1;
+      }
+      module = parseForLowering(ctx, options.input, sourceMgr, diagText);
+      if (!module)
+        return 1;
+    }
+  }
+  if (!options.lowerOnly) {
+    module = loadInput(ctx, options);
+    if (!module || failed(compile(*module, options)))
+      return 1;
+  }
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diagStream);
+  FailureOr<rt::Program> program =
+      lowerToProgram(*module, options.entry, *lower);
+  if (failed(program)) {
+    (void)fail(Twine(options.lowerOnly ? "cannot run '" : "cannot lower '") +
+               options.input + "':\n" + diagText);
+    return 1;
+  }
+  // Warnings of a successful lowering (e.g. kernels left interpreted).
+  llvm::errs() << diagText;
+  resolveWeightFiles(*program, options);
+  rt::Plan plan;
+  plan.programs.push_back(std::move(*program));
+  try {
+    rt::writePlanFile(options.output, plan);
+  } catch (const rt::Error &e) {
+    (void)fail(e.what());
+    return 1;
+  }
+  return 0;
 }

@@ -5,6 +5,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace autoshard::driver {
@@ -26,7 +28,32 @@ struct CompileOptions {
   /// Training steps: the fusion pass's report (JSON), or "-" for one line
   /// on stdout; empty: none.
   std::string fusionReport;
+
+  // Plan files (-o FILE.asplan): the lowering autoshard-run used to do.
+  /// The input is already partitioned (or runs on one device): lower it as
+  /// it is, without the pipeline (autoshard-run PROGRAM.mlir does this).
+  bool lowerOnly = false;
+  /// The function to lower ("": main, else the only one with a body).
+  std::string entry;
+  /// --kernels: auto, compiled or interpreted; "": $AUTOSHARD_KERNELS, else
+  /// auto.
+  std::string kernels;
+  /// --compile-threshold; unset: $AUTOSHARD_COMPILE_THRESHOLD, else 1.
+  std::optional<int64_t> compileThreshold;
+  bool kernelFusion = true;
+  bool gemmContractions = true;
+  /// The backend the plan is for: cpu or cuda (CUDA runs loop nests
+  /// through its own kernels, not the CPU library).
+  std::string backend = "cpu";
 };
+
+/// Whether `output` names a plan file (.asplan) rather than MLIR.
+bool isPlanFile(llvm::StringRef output);
+
+/// `autoshard compile ... -o FILE.asplan`: loads INPUT, compiles it (unless
+/// options.lowerOnly), lowers it to the runtime's Program and writes the plan
+/// file. Errors are printed; returns the exit status.
+int compileToPlan(mlir::MLIRContext &ctx, const CompileOptions &options);
 
 /// The directory ONNX weights are written to when options.weightsDir is
 /// empty.

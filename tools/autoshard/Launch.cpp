@@ -23,6 +23,8 @@ static llvm::cl::opt<std::string> kernelMode(
     llvm::cl::value_desc("auto|compiled|interpreted"), llvm::cl::init(""),
     llvm::cl::sub(llvm::cl::SubCommand::getAll()));
 
+std::string driver::getKernelsFlag() { return kernelMode; }
+
 static LogicalResult fail(const Twine &msg) {
   llvm::WithColor::error(llvm::errs(), "autoshard") << msg << "\n";
   return failure();

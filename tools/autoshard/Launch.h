@@ -23,6 +23,10 @@ struct RankTools {
 /// Finds both tools; prints one error line and fails if one is missing.
 mlir::FailureOr<RankTools> findRankTools(const char *argv0);
 
+/// The driver's --kernels ("" when not given); compile -o FILE.asplan
+/// lowers with it too.
+std::string getKernelsFlag();
+
 /// `dir`, created if needed, or a fresh temporary directory named after
 /// `prefix` when `dir` is empty. Prints one error line on failure.
 mlir::FailureOr<std::string> makeWorkDir(llvm::StringRef dir,

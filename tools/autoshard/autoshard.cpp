@@ -1,6 +1,7 @@
 //===- autoshard.cpp - The autoshard driver -------------------------------===//
 //
 //   autoshard compile INPUT --mesh dp=2,mp=4 [-o OUT] [--report FILE]
+//                     (-o OUT.asplan: the lowered plan autoshard-run runs)
 //   autoshard verify  INPUT --mesh dp=2,mp=4 [--ranks N] [--backend cpu|cuda]
 //   autoshard train   INPUT --mesh dp=2,mp=2 --input NAME=FILE.npy ...
 //                     --labels FILE.npy --loss L --optimizer O --steps N
@@ -9,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "Launch.h"
 #include "Train.h"
 #include "Verify.h"
 
@@ -75,12 +77,41 @@ static cl::opt<std::string> output("o", cl::desc("Output file (default -)"),
                                    cl::init("-"), cl::sub(compileCmd),
                                    cl::cat(category));
 
+// compile -o FILE.asplan: how the plan is lowered (autoshard-run's flags).
+#define PLAN cl::sub(compileCmd), cl::cat(category)
+static cl::opt<bool> lowerOnly(
+    "lower-only",
+    cl::desc("-o FILE.asplan: INPUT is already partitioned (or runs on one "
+             "device): lower it as it is, without the pipeline"),
+    PLAN);
+static cl::opt<std::string>
+    planEntry("entry",
+              cl::desc("-o FILE.asplan: the function to lower (default main, "
+                       "else the only one)"),
+              cl::init(""), PLAN);
+static cl::opt<int64_t> compileThreshold(
+    "compile-threshold",
+    cl::desc("-o FILE.asplan: --kernels=auto compiles loop nests of at least "
+             "this many points (default $AUTOSHARD_COMPILE_THRESHOLD, else 1)"),
+    cl::init(1), PLAN);
+static cl::opt<bool> kernelFusion(
+    "kernel-fusion",
+    cl::desc("-o FILE.asplan: fuse elementwise producers into their consumers "
+             "before compiling kernels (default true)"),
+    cl::init(true), PLAN);
+static cl::opt<bool> gemmContractions(
+    "gemm-contractions",
+    cl::desc("-o FILE.asplan: run contractions as BLAS/cuBLAS GEMMs (default "
+             "true; false: the loop-nest evaluator, the reference)"),
+    cl::init(true), PLAN);
+
 static cl::opt<int> ranks("ranks",
                           cl::desc("Ranks for the partitioned run (default: "
                                    "the mesh size)"),
                           cl::init(0), RUNS);
 static cl::opt<std::string> backend("backend", cl::desc("cpu | cuda"),
-                                    cl::init("cpu"), RUNS);
+                                    cl::init("cpu"), cl::sub(compileCmd),
+                                    RUNS);
 static cl::opt<double> rtolOpt("rtol", cl::desc("Relative tolerance"),
                             cl::init(1e-4), cl::sub(verifyCmd),
                             cl::cat(category));
@@ -199,6 +230,14 @@ static CompileOptions getCompileOptions() {
   o.solver = solver;
   o.cluster = cluster;
   o.enableAllToAll = enableAllToAll;
+  o.lowerOnly = lowerOnly;
+  o.entry = planEntry;
+  o.kernels = getKernelsFlag();
+  if (compileThreshold.getNumOccurrences())
+    o.compileThreshold = compileThreshold;
+  o.kernelFusion = kernelFusion;
+  o.gemmContractions = gemmContractions;
+  o.backend = backend;
   return o;
 }
 
@@ -237,6 +276,13 @@ static TrainOptions getTrainOptions(const char *argv0) {
 
 static int runCompile(mlir::MLIRContext &ctx) {
   CompileOptions options = getCompileOptions();
+  if (isPlanFile(output))
+    return compileToPlan(ctx, options);
+  if (lowerOnly) {
+    WithColor::error(errs(), "autoshard")
+        << "--lower-only writes a plan: -o FILE.asplan\n";
+    return 1;
+  }
   auto module = loadInput(ctx, options);
   if (!module || mlir::failed(compile(*module, options)))
     return 1;
@@ -267,7 +313,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "autoshard: auto-parallel sharding compiler driver\n\n"
-      "  autoshard compile INPUT --mesh dp=2,mp=4 [-o OUT] [--report FILE]\n"
+      "  autoshard compile INPUT --mesh dp=2,mp=4 [-o OUT.mlir|OUT.asplan] "
+      "[--report FILE]\n"
       "  autoshard verify  INPUT --mesh dp=2,mp=4 [--ranks N] "
       "[--backend cpu|cuda]\n"
       "  autoshard train   INPUT --mesh dp=2,mp=2 --input NAME=FILE.npy ... "

@@ -1,12 +1,15 @@
 //===- autoshard-run.cpp - Run a (partitioned) program on MPI ranks -------===//
 //
-//   mpirun -np N autoshard-run PROGRAM.mlir [--input NAME=FILE.npy ...]
+//   mpirun -np N autoshard-run PROGRAM.asplan [--input NAME=FILE.npy ...]
 //       [--seed S] [--output-dir DIR] [--timeout SECONDS]
 //       [--steps N] [--losses-out FILE.json] [--params-out DIR]
 //       [--memory-out FILE.json]
 //   autoshard-run --compare A.npy B.npy [--rtol R] [--atol A]
 //
-// Every rank parses and lowers the module, takes its mesh position from its
+// Every rank reads the plan (PlanFile.h; `autoshard compile -o X.asplan`
+// writes it; given PROGRAM.mlir, rank 0 has the `autoshard` driver beside
+// this executable lower it to a temporary plan and sends it to the others:
+// PlanSource.h), so this tool links no MLIR or LLVM. It takes its mesh position from its
 // rank, reads the *global* inputs (files, or the seeded initialiser keyed by
 // argument index, so every mesh sees the same global values) and cuts its
 // shard from the argument's dist.layout. After the run rank 0 assembles each
@@ -24,29 +27,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "autoshard/InitAll.h"
-#include "autoshard/Lower/ProgramLoader.h"
+#include "CommandLine.h"
+#include "PlanSource.h"
+
 #include "autoshard/Runtime/Backend.h"
 #include "autoshard/Runtime/Communicator.h"
 #include "autoshard/Runtime/CudaBackend.h"
 #include "autoshard/Runtime/Executor.h"
 #include "autoshard/Runtime/HostIO.h"
-
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
+#include "autoshard/Runtime/PlanFile.h"
 
 #ifdef AUTOSHARD_HAVE_MPI
 #include <mpi.h>
@@ -57,21 +46,25 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
+#include <sstream>
 #include <mutex>
 #include <set>
 #include <thread>
 
 using namespace autoshard;
-namespace cl = llvm::cl;
+namespace fs = std::filesystem;
 
-// Only these show in --help, not every LLVM/MLIR option linked in.
 static cl::OptionCategory category("autoshard-run options");
 
 static cl::list<std::string> positional(cl::Positional,
-                                        cl::desc("PROGRAM.mlir | A.npy B.npy"),
+                                        cl::desc("PROGRAM.asplan | PROGRAM.mlir | A.npy B.npy"),
                                         cl::cat(category));
 static cl::list<std::string>
     inputFiles("input",
@@ -99,8 +92,8 @@ static cl::opt<std::string> kernelMode(
     "kernels",
     cl::desc("Loop nests (elementwise, broadcast, reduction generics): auto "
              "(compile those of at least --compile-threshold points to "
-             "native code, interpret the rest), compiled, or interpreted "
-             "(the reference). The cpu backend only"),
+             "native code (CPU) or PTX (--backend cuda), interpret the "
+             "rest), compiled, or interpreted (the reference)"),
     cl::value_desc("auto|compiled|interpreted"), cl::init("auto"),
     cl::cat(category));
 static cl::opt<int64_t> compileThreshold(
@@ -182,6 +175,18 @@ static cl::opt<bool> writeOutputs(
     cl::desc("Write DIR/output_<i>.npy after the (last) run and print one "
              "line per output (default true; --write-outputs=false skips)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> fanInInit(
+    "fan-in-init",
+    cl::desc("Seeded floats of rank >= 2 are uniform in +-1/sqrt(fan_in) "
+             "(fan_in: elements / last dim), as real initialisers, so deep "
+             "programs stay in range (autoshard verify)"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> absInputs(
+    "abs-inputs",
+    cl::desc("Run on |x| of every float input: for contractions each output "
+             "is then the sum of absolute products its rounding error "
+             "scales with (autoshard verify's tolerance)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<int> debugFailRank("debug-fail-rank", cl::Hidden, cl::init(-1),
                                   cl::desc("Testing: this rank fails"),
                                   cl::cat(category));
@@ -195,6 +200,22 @@ static cl::opt<int>
                   cl::cat(category));
 
 namespace {
+/// printf into a string (for the figures autoshard-run prints).
+std::string format(const char *fmt, ...) {
+  char buf[128];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, args);
+  va_end(args);
+  return buf;
+}
+
+/// Creates `dir` unless it is a directory; false when it cannot.
+bool makeDirectory(const std::string &dir) {
+  std::error_code ec;
+  return fs::is_directory(dir, ec) || fs::create_directories(dir, ec);
+}
+
 /// Process-wide state for aborting from anywhere.
 struct Job {
   int rank = 0;
@@ -303,7 +324,7 @@ private:
 
 int runCompare() {
   if (positional.size() != 2) {
-    llvm::errs() << "autoshard-run: error: --compare takes two .npy files\n";
+    std::cerr << "autoshard-run: error: --compare takes two .npy files\n";
     return 2;
   }
   try {
@@ -312,15 +333,15 @@ int runCompare() {
     double maxErr = 0;
     std::string diff = rt::compareTensors(a, b, relTol, absTol, maxErr);
     if (!diff.empty()) {
-      llvm::outs() << "MISMATCH " << positional[0] << " vs " << positional[1]
+      std::cout << "MISMATCH " << positional[0] << " vs " << positional[1]
                    << ": " << diff << "\n";
       return 1;
     }
-    llvm::outs() << "MATCH " << a.getTypeString() << " max_abs_err=" << maxErr
+    std::cout << "MATCH " << a.getTypeString() << " max_abs_err=" << maxErr
                  << "\n";
     return 0;
   } catch (const rt::Error &e) {
-    llvm::errs() << "autoshard-run: error: " << e.what() << "\n";
+    std::cerr << "autoshard-run: error: " << e.what() << "\n";
     return 1;
   }
 }
@@ -353,7 +374,7 @@ struct Setup {
   std::vector<uint64_t> inputHashes;
   /// Rank 0 with --losses-out: opened during setup so that a bad path fails
   /// before training, not after it.
-  std::unique_ptr<llvm::raw_fd_ostream> lossesFile;
+  std::unique_ptr<std::ofstream> lossesFile;
   /// The backend's pool counters after the first run (--memory-stats).
   rt::MemoryStats afterFirstRun;
 };
@@ -424,15 +445,13 @@ void checkStepFlags(Setup &setup) {
                     "dist.tied_arg");
   if (job.rank != 0)
     return;
-  if (!paramsOut.empty() && !llvm::sys::fs::is_directory(paramsOut) &&
-      llvm::sys::fs::create_directories(paramsOut))
+  if (!paramsOut.empty() && !makeDirectory(paramsOut))
     throw rt::Error("cannot create --params-out directory '" + paramsOut + "'");
   if (!lossesOut.empty()) {
-    std::error_code ec;
-    setup.lossesFile = std::make_unique<llvm::raw_fd_ostream>(lossesOut, ec);
-    if (ec)
+    setup.lossesFile = std::make_unique<std::ofstream>(lossesOut);
+    if (!*setup.lossesFile)
       throw rt::Error("cannot write --losses-out '" + lossesOut +
-                      "': " + ec.message());
+                      "': " + std::strerror(errno));
   }
 }
 
@@ -441,12 +460,14 @@ void checkStepFlags(Setup &setup) {
 void checkWeightChecksum(const rt::ProgramIO &io, const std::string &file) {
   if (io.fileChecksum.empty())
     return;
-  auto buf = llvm::MemoryBuffer::getFile(file, /*IsText=*/false);
-  if (!buf)
+  std::string bytes;
+  try {
+    bytes = rt::readFileBytes(file);
+  } catch (const rt::Error &) {
     throw rt::Error("cannot read weight file '" + file +
-                    "': " + buf.getError().message());
-  std::string sum = llvm::utohexstr(llvm::xxh3_64bits((*buf)->getBuffer()),
-                                    /*LowerCase=*/true, /*Width=*/16);
+                    "': " + std::strerror(errno));
+  }
+  std::string sum = rt::formatHash(rt::hashBytes(bytes.data(), bytes.size()));
   if (sum != io.fileChecksum)
     throw rt::Error("weight file '" + file + "' of input '" + io.name +
                     "' changed since the program was compiled (checksum " +
@@ -464,7 +485,7 @@ rt::Tensor loadGlobalInput(const rt::Program &p, size_t i,
                            const std::map<std::string, std::string> &given,
                            const std::set<std::string> &argNames,
                            std::set<std::string> &used,
-                           llvm::StringRef programDir) {
+                           const std::string &programDir) {
   const rt::ProgramIO &io = p.inputs[i];
   const rt::ValueInfo &info = p.values[io.value];
   std::string file;
@@ -480,15 +501,25 @@ rt::Tensor loadGlobalInput(const rt::Program &p, size_t i,
   if (file.empty() && io.zeroInit)
     return rt::Tensor(info.type, io.globalShape); // buffers start zeroed
   if (file.empty() && !io.file.empty()) {
-    llvm::SmallString<256> resolved(io.file);
-    if (!llvm::sys::path::is_absolute(resolved) && !programDir.empty())
-      resolved = (programDir + "/" + io.file).str();
-    file = std::string(resolved);
+    file = io.file;
+    if (!fs::path(file).is_absolute() && !programDir.empty())
+      file = programDir + "/" + io.file;
     checkWeightChecksum(io, file);
   }
   rt::Tensor global =
       file.empty() ? rt::makeSeededTensor(info.type, io.globalShape, seed, i)
                    : rt::readNpy(file);
+  if (rt::isFloatDType(global.getDType()) && (absInputs || fanInInit)) {
+    const rt::Shape &shape = global.getShape();
+    double scale = 1;
+    if (fanInInit && file.empty() && shape.size() >= 2 && shape.back() > 0)
+      scale = 1 / std::sqrt(static_cast<double>(global.getNumElements() /
+                                                shape.back()));
+    for (int64_t k = 0; k < global.getNumElements(); ++k) {
+      double v = global.getAsDouble(k) * scale;
+      global.setFromDouble(k, absInputs ? std::fabs(v) : v);
+    }
+  }
   if (global.getDType() != info.type || global.getShape() != io.globalShape)
     throw rt::Error("input '" + io.name + "' (argument " + std::to_string(i) +
                     "): expected " +
@@ -498,53 +529,76 @@ rt::Tensor loadGlobalInput(const rt::Program &p, size_t i,
   return global;
 }
 
-void prepare(Setup &setup, mlir::MLIRContext &context) {
-  // Diagnostics are collected so the agreed error is printed once.
-  std::string diagText;
-  llvm::raw_string_ostream diagStream(diagText);
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
+/// The lowering flags given, for the compiler of a PROGRAM.mlir.
+std::vector<std::string> getLoweringFlags() {
+  std::vector<std::string> flags;
+  if (entry.getNumOccurrences())
+    flags.push_back("--entry=" + entry);
+  if (kernelMode.getNumOccurrences())
+    flags.push_back("--kernels=" + kernelMode);
+  if (compileThreshold.getNumOccurrences())
+    flags.push_back("--compile-threshold=" +
+                    std::to_string(compileThreshold.getValue()));
+  if (kernelFusion.getNumOccurrences())
+    flags.push_back(std::string("--kernel-fusion=") +
+                    (kernelFusion ? "true" : "false"));
+  if (gemmContractions.getNumOccurrences())
+    flags.push_back(std::string("--gemm-contractions=") +
+                    (gemmContractions ? "true" : "false"));
+  return flags;
+}
+
+/// The plan's bytes on every rank. Each rank reads a plan file itself; MLIR
+/// is lowered by rank 0 alone and broadcast, every rank taking part even
+/// when it fails so the failure is one agreed error. $AUTOSHARD_KERNELS and
+/// $AUTOSHARD_COMPILE_THRESHOLD reach the compiler through the environment.
+std::string loadPlanBytes(const std::string &path) {
+  std::vector<std::string> flags = getLoweringFlags();
+  if (run::isPlanPath(path)) {
+    if (!flags.empty())
+      throw rt::Error(flags[0].substr(0, flags[0].find('=')) +
+                      " applies when the plan is compiled (autoshard "
+                      "compile ... " + flags[0] + " -o " + path +
+                      "), not to a compiled plan");
+    return rt::readFileBytes(path);
+  }
+  std::string bytes, error;
+  if (job.rank == 0) {
+    flags.push_back("--backend=" + backendName);
+    try {
+      bytes = run::compileToPlanBytes(path, flags);
+    } catch (const rt::Error &e) {
+      error = e.what();
+    }
+  }
+#ifdef AUTOSHARD_HAVE_MPI
+  if (job.size > 1) {
+    int64_t size = error.empty() ? static_cast<int64_t>(bytes.size()) : -1;
+    MPI_Bcast(&size, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (size < 0 && job.rank != 0)
+      throw rt::Error("rank 0 could not compile '" + path + "'");
+    if (size >= 0) {
+      bytes.resize(size);
+      MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0,
+                MPI_COMM_WORLD);
+    }
+  }
+#endif
+  if (!error.empty())
+    throw rt::Error(error);
+  return bytes;
+}
+
+void prepare(Setup &setup) {
   std::string path = positional[0];
-  std::string errorMessage;
-  auto file = mlir::openInputFile(path, &errorMessage);
-  if (!file)
-    throw rt::Error(errorMessage);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
-    throw rt::Error("cannot parse '" + path + "':\n" + diagText);
-  LowerOptions options;
-  // $AUTOSHARD_KERNELS / $AUTOSHARD_COMPILE_THRESHOLD stand in for flags
-  // not given (e.g. the whole lit suite with every loop nest compiled).
-  std::string modeText = kernelMode;
-  if (const char *env = std::getenv("AUTOSHARD_KERNELS");
-      env && *env && kernelMode.getNumOccurrences() == 0)
-    modeText = env;
-  std::optional<KernelMode> mode = parseKernelMode(modeText);
-  if (!mode)
-    throw rt::Error("unknown --kernels '" + modeText +
-                    "' (expected auto, compiled or interpreted)");
-  int64_t threshold = compileThreshold;
-  if (const char *env = std::getenv("AUTOSHARD_COMPILE_THRESHOLD");
-      env && *env && compileThreshold.getNumOccurrences() == 0)
-    threshold = std::atoll(env);
-  // Compiled kernels run on host memory; the CUDA backend interprets.
-  options.kernels.mode = backendName == "cpu" ? *mode : KernelMode::Interpreted;
-  options.kernels.compileThreshold = threshold;
-  options.kernels.fuse = kernelFusion;
-  options.gemmContractions = gemmContractions;
-  mlir::FailureOr<rt::Program> program =
-      lowerToProgram(*module, entry, options);
-  if (failed(program))
-    throw rt::Error("cannot run '" + path + "':\n" + diagText);
-  // Warnings of a successful lowering (e.g. kernels left interpreted).
-  if (!diagText.empty() && job.rank == 0)
-    llvm::errs() << diagText;
-  setup.program = std::move(*program);
+  rt::Plan plan = rt::decodePlan(loadPlanBytes(path), path);
+  setup.program = plan.getProgram(job.rank);
+  // Hand-made or foreign plans are checked before anything indexes them.
+  if (std::string error = setup.program.verify(); !error.empty())
+    throw rt::Error(path + ": invalid plan: " + error);
   const rt::Program &p = setup.program;
   if (printPlan && job.rank == 0)
-    llvm::outs() << p.str();
+    std::cout << p.str();
 
   int64_t devices = p.mesh.getNumDevices();
   if (devices != job.size)
@@ -567,16 +621,15 @@ void prepare(Setup &setup, mlir::MLIRContext &context) {
     given[spec.substr(0, eq)] = spec.substr(eq + 1);
   }
   std::set<std::string> usedNames;
-  llvm::SmallString<256> programDir(path);
-  llvm::sys::path::remove_filename(programDir);
+  std::string programDir = fs::path(path).parent_path().string();
   std::set<std::string> argNames;
   for (const rt::ProgramIO &io : p.inputs)
     argNames.insert(io.name);
   for (size_t i = 0; i < p.inputs.size(); ++i) {
     rt::Tensor global =
         loadGlobalInput(p, i, given, argNames, usedNames, programDir);
-    setup.inputHashes.push_back(llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
-        static_cast<const uint8_t *>(global.getRawData()), global.getBytes())));
+    setup.inputHashes.push_back(
+        rt::hashBytes(global.getRawData(), global.getBytes()));
     setup.inputs.push_back(rt::cutShard(global, p.mesh, p.inputs[i].layout, pos,
                                         p.values[p.inputs[i].value].shape));
   }
@@ -635,7 +688,7 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
                                  Watchdog &watchdog) {
   const rt::Program &p = setup.program;
   bool report = isTrainingRun(p), withLoss = report && hasScalarLoss(p);
-  llvm::raw_fd_ostream *losses = setup.lossesFile.get();
+  std::ofstream *losses = setup.lossesFile.get();
   if (losses)
     *losses << "[";
   std::vector<rt::Tensor> outputs;
@@ -661,11 +714,11 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
             .count();
     total += seconds;
     if (report && job.rank == 0) {
-      llvm::outs() << "step " << step << "/" << steps;
+      std::cout << "step " << step << "/" << steps;
       if (withLoss)
-        llvm::outs() << llvm::format(" loss %.6g", loss.getAsDouble(0));
-      llvm::outs() << llvm::format(" (%.2f ms)\n", seconds * 1e3);
-      llvm::outs().flush();
+        std::cout << format(" loss %.6g", loss.getAsDouble(0));
+      std::cout << format(" (%.2f ms)\n", seconds * 1e3);
+      std::cout.flush();
       if (losses) {
         *losses << (step > 1 ? ", " : "")
                 << jsonNumber(loss.getAsDouble(0), loss.getDType());
@@ -679,12 +732,12 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
   if (losses) {
     *losses << "]\n";
     losses->close();
-    if (losses->has_error())
+    if (losses->fail())
       throw rt::Error("cannot write --losses-out '" + lossesOut + "'");
-    llvm::outs() << "losses -> " << lossesOut << "\n";
+    std::cout << "losses -> " << lossesOut << "\n";
   }
   if (job.rank == 0 && runs > 1)
-    llvm::outs() << "step time: " << llvm::format("%.6f", total / runs)
+    std::cout << "step time: " << format("%.6f", total / runs)
                  << " s (" << runs << " runs)\n";
   return outputs;
 }
@@ -693,8 +746,7 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
 void writeOutputFiles(Setup &setup, rt::Backend &backend,
                       const std::vector<rt::Tensor> &outputs) {
   const rt::Program &p = setup.program;
-  if (job.rank == 0 && !llvm::sys::fs::is_directory(outputDir) &&
-      llvm::sys::fs::create_directories(outputDir))
+  if (job.rank == 0 && !makeDirectory(outputDir))
     throw rt::Error("cannot create output directory '" + outputDir + "'");
   for (size_t i = 0; i < outputs.size(); ++i) {
     const rt::ProgramIO &io = p.outputs[i];
@@ -703,7 +755,7 @@ void writeOutputFiles(Setup &setup, rt::Backend &backend,
       continue;
     std::string file = outputDir + "/output_" + std::to_string(i) + ".npy";
     rt::writeNpy(file, global);
-    llvm::outs() << "output " << i << " '" << io.name
+    std::cout << "output " << i << " '" << io.name
                  << "': " << global.getTypeString() << " " << summarize(global)
                  << " -> " << file << "\n";
   }
@@ -713,7 +765,7 @@ void writeOutputFiles(Setup &setup, rt::Backend &backend,
 /// weight files (ModelImporter::weightFileName in lib/Import), so a trained
 /// parameter lands under the name its initial value had (onnx::MatMul_246
 /// -> onnx__MatMul_246.npy). `used` resolves clashes the same way (_1, _2).
-std::string weightFileName(llvm::StringRef name, std::set<std::string> &used) {
+std::string weightFileName(std::string_view name, std::set<std::string> &used) {
   std::string base;
   for (char c : name)
     base += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
@@ -753,28 +805,28 @@ void writeMemory(const Setup &setup) {
   if (job.rank != 0)
     return;
   const char *names[kKinds] = {"parameters", "optimizer_state", "inputs"};
-  llvm::json::Array ranks;
-  llvm::json::Object most;
+  // {"ranks": [{"rank": r, kind: bytes...}...], "max": {kind: bytes...}}
+  std::ostringstream json;
+  json << "{\n  \"ranks\": [";
   std::vector<int64_t> max(kKinds, 0);
   for (int r = 0; r < job.size; ++r) {
-    llvm::json::Object rank{{"rank", r}};
+    json << (r ? "," : "") << "\n    {\"rank\": " << r;
     for (int k = 0; k < kKinds; ++k) {
-      rank[names[k]] = all[r * kKinds + k];
+      json << ", \"" << names[k] << "\": " << all[r * kKinds + k];
       max[k] = std::max(max[k], all[r * kKinds + k]);
     }
-    ranks.push_back(std::move(rank));
+    json << "}";
   }
+  json << "\n  ],\n  \"max\": {";
   for (int k = 0; k < kKinds; ++k)
-    most[names[k]] = max[k];
-  std::error_code ec;
-  llvm::raw_fd_ostream file(memoryOut, ec);
-  if (ec)
+    json << (k ? ", " : "") << "\"" << names[k] << "\": " << max[k];
+  json << "}\n}\n";
+  std::ofstream file(memoryOut);
+  file << json.str();
+  file.close();
+  if (!file)
     throw rt::Error("cannot write --memory-out '" + memoryOut +
-                    "': " + ec.message());
-  file << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"ranks", std::move(ranks)},
-                                     {"max", std::move(most)}}))
-       << "\n";
+                    "': " + std::strerror(errno));
 }
 
 /// --memory-stats: every rank's pool counters, gathered to rank 0, which
@@ -796,7 +848,7 @@ void printMemoryStats(Setup &setup, rt::Backend &backend) {
   for (size_t r = 0; r < all.size(); ++r) {
     int64_t v[6];
     std::memcpy(v, all[r].data(), sizeof(v));
-    llvm::outs() << "memory"
+    std::cout << "memory"
                  << (all.size() > 1 ? " rank " + std::to_string(r)
                                     : std::string())
                  << ": " << v[0] << " system allocations (" << v[1]
@@ -811,16 +863,15 @@ void writeProfile(const rt::Profiler &profiler) {
   if (job.rank != 0)
     return;
   if (profileTable)
-    llvm::outs() << profiler.formatTable();
+    std::cout << profiler.formatTable();
   if (profileJson.empty())
     return;
-  std::error_code ec;
-  llvm::raw_fd_ostream file(profileJson, ec);
-  if (!ec)
-    file << profiler.formatJson();
-  if (ec || (file.close(), file.has_error()))
+  std::ofstream file(profileJson);
+  file << profiler.formatJson();
+  file.close();
+  if (!file)
     throw rt::Error("cannot write --profile-json '" + profileJson + "'");
-  llvm::outs() << "profile -> " << profileJson << "\n";
+  std::cout << "profile -> " << profileJson << "\n";
 }
 
 /// Rank 0 writes every tied result's global value into --params-out.
@@ -836,13 +887,12 @@ void writeParams(Setup &setup, rt::Backend &backend,
     rt::Tensor global = gatherGlobal(setup, backend, io, outputs[i]);
     if (job.rank != 0)
       continue;
-    llvm::SmallString<256> file(paramsOut);
-    llvm::sys::path::append(file, weightFileName(io.name, used));
-    rt::writeNpy(std::string(file), global);
+    fs::path file = fs::path(paramsOut.getValue()) / weightFileName(io.name, used);
+    rt::writeNpy(file.string(), global);
     ++written;
   }
   if (job.rank == 0)
-    llvm::outs() << "params: " << written << " tensor"
+    std::cout << "params: " << written << " tensor"
                  << (written == 1 ? "" : "s") << " -> " << paramsOut << "\n";
 }
 } // namespace
@@ -852,7 +902,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "autoshard-run: run a partitioned program\n\n"
-      "  mpirun -np N autoshard-run PROGRAM.mlir [--input NAME=FILE.npy ...]\n"
+      "  mpirun -np N autoshard-run PROGRAM.asplan [--input NAME=FILE.npy ...]\n"
+      "  (PROGRAM.mlir: lowered first by the autoshard driver beside it)\n"
       "      [--output-dir DIR] [--steps N --losses-out FILE.json "
       "--params-out DIR]\n"
       "  autoshard-run --compare A.npy B.npy [--rtol R] [--atol A]\n\n"
@@ -861,19 +912,20 @@ int main(int argc, char **argv) {
       "With --steps N the\nprogram is a training step: results with "
       "dist.tied_arg feed the next step.\n");
   if (std::isnan(timeoutSeconds)) {
-    llvm::errs() << "autoshard-run: error: --timeout must be a number of "
+    std::cerr << "autoshard-run: error: --timeout must be a number of "
                     "seconds (0: never), got nan\n";
     return 2;
   }
   if (!(relTol >= 0) || !(absTol >= 0)) {
-    llvm::errs() << "autoshard-run: error: --rtol and --atol must be "
+    std::cerr << "autoshard-run: error: --rtol and --atol must be "
                     "non-negative\n";
     return 2;
   }
   if (compareMode)
     return runCompare();
   if (positional.size() != 1) {
-    llvm::errs() << "autoshard-run: error: expected one PROGRAM.mlir\n";
+    std::cerr << "autoshard-run: error: expected one PROGRAM.asplan or "
+                 "PROGRAM.mlir\n";
     return 2;
   }
 
@@ -890,12 +942,6 @@ int main(int argc, char **argv) {
 
     // Setup: every rank reports success or failure before anyone
     // communicates, so a bad input is one message and exit code 1.
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    mlir::MLIRContext context(registry);
-    context.loadAllAvailableDialects();
-    // One located line per error, not a dump of the enclosing op.
-    context.printOpOnDiagnostic(false);
     Setup setup;
     std::string error;
     // Created during setup so that a missing GPU is one clean error line.
@@ -904,7 +950,7 @@ int main(int argc, char **argv) {
       if (backendName != "cpu" && backendName != "cuda")
         throw rt::Error("unknown --backend '" + backendName +
                         "' (expected cpu or cuda)");
-      prepare(setup, context);
+      prepare(setup);
       backend = backendName == "cuda"
                     ? rt::createCudaBackend(rt::pickCudaDevice(job.rank))
                     : rt::createCpuBackend();
@@ -969,7 +1015,7 @@ int main(int argc, char **argv) {
           writeOutputFiles(setup, *backend, outputs);
         if (!paramsOut.empty())
           writeParams(setup, *backend, outputs);
-        llvm::outs().flush();
+        std::cout.flush();
       } catch (const rt::Error &e) {
         job.abort(e.what());
       }
