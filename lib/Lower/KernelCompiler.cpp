@@ -238,6 +238,10 @@ KernelCompiler::~KernelCompiler() = default;
 
 int64_t KernelCompiler::getNumKernels() const { return impl->symbols.size(); }
 
+ModuleOp KernelCompiler::getKernelModule() const {
+  return impl->module ? *impl->module : ModuleOp();
+}
+
 bool KernelCompiler::wants(int64_t iterations) const {
   switch (impl->options.mode) {
   case KernelMode::Interpreted:
@@ -386,12 +390,6 @@ const HostTarget &getHostTarget() {
   return host;
 }
 
-/// The first line of `text`, trimmed.
-std::string firstLine(StringRef text) {
-  text = text.trim();
-  return text.substr(0, text.find('\n')).trim().str();
-}
-
 /// A C compiler driver to link shared libraries: $AUTOSHARD_KERNEL_CC, else
 /// cc, gcc, clang, clang-22 on PATH.
 std::optional<std::string> findLinker(std::string &tried) {
@@ -451,10 +449,32 @@ private:
   int fd = -1;
 };
 
+} // namespace
+
+std::string autoshard::getFirstLine(StringRef text) {
+  text = text.trim();
+  return text.substr(0, text.find('\n')).trim().str();
+}
+
+FirstErrorHandler::FirstErrorHandler(MLIRContext *context, std::string &error)
+    : ScopedDiagnosticHandler(context, [&error](Diagnostic &d) {
+        if (error.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+          error = getFirstLine(d.str());
+        return success();
+      }) {}
+
+OwningOpRef<ModuleOp> autoshard::parseKernelModule(StringRef text,
+                                                   MLIRContext *context) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, context);
+  if (module)
+    promoteF32MathToF64(*module);
+  return module;
+}
+
 /// The interpreter evaluates f32 math functions in double and rounds the
 /// result to f32; so do the kernels (libm's double functions), which makes
 /// them bit-exact with it rather than within an ulp or two.
-void promoteF32MathToF64(ModuleOp module) {
+void autoshard::promoteF32MathToF64(ModuleOp module) {
   SmallVector<Operation *> ops;
   module.walk([&](Operation *op) {
     if (isa<math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp, math::Log2Op,
@@ -481,8 +501,6 @@ void promoteF32MathToF64(ModuleOp module) {
   }
 }
 
-} // namespace
-
 FailureOr<SmallVector<char, 0>>
 KernelCompiler::Impl::compileObject(const std::string &text,
                                     std::string &error) {
@@ -494,15 +512,10 @@ KernelCompiler::Impl::compileObject(const std::string &text,
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    if (error.empty() && d.getSeverity() == DiagnosticSeverity::Error)
-      error = firstLine(d.str());
-    return success();
-  });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  FirstErrorHandler handler(&ctx, error);
+  OwningOpRef<ModuleOp> module = parseKernelModule(text, &ctx);
   if (!module)
     return failure();
-  promoteF32MathToF64(*module);
 
   PassManager pm(&ctx);
   pm.addPass(createConvertLinalgToLoopsPass());
@@ -604,8 +617,9 @@ KernelCompiler::Impl::compileObject(const std::string &text,
 /// --kernels=compiled: an error; auto: a warning and "" (every loop nest is
 /// then interpreted: a read-only cache or a missing compiler must not stop a
 /// run the interpreter can do).
-static FailureOr<std::string> reportFailure(Location loc, bool autoMode,
-                                            const std::string &msg) {
+FailureOr<std::string> autoshard::reportKernelFailure(Location loc,
+                                                     bool autoMode,
+                                                     const std::string &msg) {
   if (autoMode) {
     emitWarning(loc, "autoshard: compiled kernels: ")
         << msg << "; interpreting every loop nest";
@@ -620,7 +634,7 @@ FailureOr<std::string> KernelCompiler::finish(Location loc) {
     return std::string();
   bool autoMode = impl->options.mode == KernelMode::Auto;
   auto fail = [&](const Twine &msg) {
-    return reportFailure(loc, autoMode, msg.str());
+    return reportKernelFailure(loc, autoMode, msg.str());
   };
 
   std::string text;
@@ -689,7 +703,7 @@ FailureOr<std::string> KernelCompiler::finish(Location loc) {
                                      0, &execError);
   std::string log;
   if (auto buf = llvm::MemoryBuffer::getFile(logPath))
-    log = firstLine((*buf)->getBuffer());
+    log = getFirstLine((*buf)->getBuffer());
   llvm::sys::fs::remove(objPath);
   llvm::sys::fs::remove(logPath);
   if (rc != 0) {

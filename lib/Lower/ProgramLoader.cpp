@@ -1,6 +1,7 @@
 //===- ProgramLoader.cpp - Partitioned MLIR module -> runtime Program -----===//
 
 #include "autoshard/Lower/ProgramLoader.h"
+#include "autoshard/Lower/GpuKernelCompiler.h"
 #include "autoshard/Lower/KernelCompiler.h"
 
 #include "Contraction.h"
@@ -117,6 +118,7 @@ private:
   void compileLinalg(linalg::LinalgOp op, rt::GenericSpec &spec,
                      ArrayRef<rt::ValueId> captureIds);
   LogicalResult finishKernels(func::FuncOp func);
+  LogicalResult finishGpuKernels(func::FuncOp func);
 
   ModuleOp module;
   LowerOptions options;
@@ -787,6 +789,8 @@ void Loader::compileLinalg(linalg::LinalgOp op, rt::GenericSpec &spec,
 LogicalResult Loader::finishKernels(func::FuncOp func) {
   if (!kernels || compiledSpecs.empty())
     return success();
+  if (options.kernels.gpu)
+    return finishGpuKernels(func);
   FailureOr<std::string> library = kernels->finish(func.getLoc());
   if (failed(library))
     return failure();
@@ -795,6 +799,30 @@ LogicalResult Loader::finishKernels(func::FuncOp func) {
     for (const std::shared_ptr<rt::GenericSpec> &spec : compiledSpecs)
       spec->kernel.clear();
   program.kernelLibrary = *library;
+  return success();
+}
+
+LogicalResult Loader::finishGpuKernels(func::FuncOp func) {
+  std::string error;
+  FailureOr<GpuKernels> gpu =
+      compileGpuKernels(kernels->getKernelModule(), options.kernels, error);
+  if (failed(gpu)) {
+    if (failed(reportKernelFailure(
+            func.getLoc(), options.kernels.mode == KernelMode::Auto,
+            "CUDA kernels: " + error)))
+      return failure();
+    for (const std::shared_ptr<rt::GenericSpec> &spec : compiledSpecs)
+      spec->kernel.clear();
+    return success();
+  }
+  // The CUDA backend runs the PTX; the CPU library is not built.
+  for (const std::shared_ptr<rt::GenericSpec> &spec : compiledSpecs) {
+    const GpuKernels::Entry &entry = gpu->kernels[spec->kernel];
+    spec->gpuKernel = entry.name;
+    spec->gpuThreads = entry.threads;
+    spec->kernel.clear();
+  }
+  program.gpuModule = std::move(gpu->ptx);
   return success();
 }
 

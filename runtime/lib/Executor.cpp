@@ -32,6 +32,7 @@ Executor::Executor(const Program &program, Backend &backend, Communicator &comm)
         inst.collective.kind != CollectiveKind::Permute)
       comm.prepareGroup(inst.collective.axes);
   foldZeroInits();
+  backend.prepare(program);
   // Compiled loop nests run on host memory: the CPU backend's.
   if (!program.kernelLibrary.empty() && backend.getName() == "cpu") {
     kernelLibrary = KernelLibrary::open(program.kernelLibrary);
@@ -173,8 +174,11 @@ std::string Executor::getProfileKind(size_t i) const {
     return "collective " +
            std::string(stringifyCollectiveKind(inst.collective.kind));
   if (inst.kind == OpKind::Generic)
-    return i < kernels.size() && kernels[i] ? "generic (compiled)"
-                                            : "generic (interpreted)";
+    return (i < kernels.size() && kernels[i]) ||
+                   (!inst.generic->gpuKernel.empty() &&
+                    backend.getName().rfind("cuda", 0) == 0)
+               ? "generic (compiled)"
+               : "generic (interpreted)";
   return std::string(stringifyOpKind(inst.kind));
 }
 

@@ -1,16 +1,28 @@
 //===- KernelCompilerTest.cpp - Compiled kernels against the interpreter --===//
 //
 // Every kind of loop nest is lowered twice, with interpreted and with compiled
-// kernels (KernelCompiler.h), run on the CPU executor with the same seeded
-// inputs, and compared bit for bit (math functions included: both evaluate
-// them in double and round). Shapes are drawn at random (fixed seed).
+// kernels, run with the same seeded inputs, and compared. Shapes are drawn at
+// random (fixed seed). Each kind runs for two targets:
+//  - cpu: the native library (KernelCompiler.h) on the CPU executor, bit for
+//    bit with the interpreter (math functions included: both evaluate them
+//    in double and round);
+//  - cuda: the generated PTX (GpuKernelCompiler.h). Everywhere: every loop
+//    nest gets a PTX kernel and the module assembles with ptxas -arch=sm_90
+//    (that part skipped, with a message, without ptxas). With a GPU: the
+//    kernels run on the CUDA backend against the CPU interpreter, bit for
+//    bit for + - * / (IEEE, no contraction), reductions (sequential in loop
+//    order) and integers; within 1 ulp for f32 math functions (libdevice in
+//    double, rounded to f32: the double results may differ from libm's in
+//    the last double bit, which can move the f32 rounding by one).
 //
 //===----------------------------------------------------------------------===//
 
+#include "autoshard/Lower/GpuKernelCompiler.h"
 #include "autoshard/Lower/KernelCompiler.h"
 #include "autoshard/Lower/ProgramLoader.h"
 #include "autoshard/Runtime/Backend.h"
 #include "autoshard/Runtime/Communicator.h"
+#include "autoshard/Runtime/CudaBackend.h"
 #include "autoshard/Runtime/Executor.h"
 #include "autoshard/Runtime/HostIO.h"
 #include "autoshard/Runtime/KernelLibrary.h"
@@ -23,7 +35,9 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
@@ -86,7 +100,7 @@ protected:
   }
 
   Lowered lower(ModuleOp module, KernelMode mode, bool fuse = false,
-                std::string cacheDir = "") {
+                std::string cacheDir = "", bool gpu = false) {
     Lowered out;
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
       llvm::raw_string_ostream os(out.diagnostics);
@@ -98,31 +112,70 @@ protected:
     options.kernels.fuse = fuse;
     options.kernels.compileThreshold = 1;
     options.kernels.cacheDir = cacheDir.empty() ? CacheDir::path() : cacheDir;
+    options.kernels.gpu = gpu;
     out.program = lowerToProgram(module, "", options);
     return out;
   }
 
-  static std::vector<rt::Tensor> run(const rt::Program &program,
-                                     uint64_t seed) {
-    std::unique_ptr<rt::Backend> backend = rt::createCpuBackend();
+  /// Runs `program` on seeded inputs on the CPU, or on GPU 0 with `cuda`
+  /// (inputs uploaded, outputs downloaded).
+  static std::vector<rt::Tensor> run(const rt::Program &program, uint64_t seed,
+                                     bool cuda = false) {
+    std::unique_ptr<rt::Backend> backend =
+        cuda ? rt::createCudaBackend(0) : rt::createCpuBackend();
     std::unique_ptr<rt::Communicator> comm =
         rt::createLocalCommunicator(program.mesh);
     rt::Executor executor(program, *backend, *comm);
     std::vector<rt::Tensor> inputs;
     for (size_t i = 0; i < program.inputs.size(); ++i) {
       const rt::ValueInfo &info = program.values[program.inputs[i].value];
-      inputs.push_back(rt::makeSeededTensor(info.type, info.shape, seed, i));
+      rt::Tensor t = rt::makeSeededTensor(info.type, info.shape, seed, i);
+      inputs.push_back(cuda ? backend->upload(t) : std::move(t));
     }
-    return executor.run(inputs);
+    std::vector<rt::Tensor> outputs = executor.run(inputs);
+    if (cuda)
+      for (rt::Tensor &t : outputs)
+        t = backend->download(t);
+    return outputs;
   }
 
+  /// Generic instructions with (compiled) or without a CPU or CUDA kernel.
   static int countGenerics(const rt::Program &p, bool compiled) {
     int n = 0;
     for (const rt::Instruction &inst : p.instructions)
       if (inst.kind == rt::OpKind::Generic &&
-          inst.generic->kernel.empty() != compiled)
+          (inst.generic->kernel.empty() && inst.generic->gpuKernel.empty()) !=
+              compiled)
         ++n;
     return n;
+  }
+
+  /// Assembles `ptx` with the toolkit's ptxas for sm_90 (a skip message
+  /// without one).
+  static void assemble(const std::string &ptx) {
+    std::string ptxas = "/usr/local/cuda/bin/ptxas";
+    if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+      ptxas = std::string(home) + "/bin/ptxas";
+    if (!llvm::sys::fs::can_execute(ptxas)) {
+      static bool said = false;
+      if (!said)
+        llvm::errs() << "note: no " << ptxas
+                     << ": generated PTX not assembled\n";
+      said = true;
+      return;
+    }
+    std::string stem = CacheDir::path() + "/kernels";
+    std::string in = stem + ".ptx", out = stem + ".cubin", log = stem + ".log";
+    std::ofstream(in) << ptx;
+    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                            StringRef(log)};
+    int rc = llvm::sys::ExecuteAndWait(
+        ptxas, {ptxas, "-arch=sm_90", in, "-o", out}, std::nullopt,
+        redirects);
+    std::string text;
+    if (auto buf = llvm::MemoryBuffer::getFile(log))
+      text = (*buf)->getBuffer().str();
+    EXPECT_EQ(rc, 0) << "ptxas failed:\n" << text << "\n" << ptx;
   }
 
   /// Units in the last place between two floats of the same type.
@@ -160,22 +213,39 @@ protected:
     if (!module)
       return {};
     Lowered ref = lower(*module, KernelMode::Interpreted);
-    Lowered fast = lower(*module, KernelMode::Compiled, fuse);
+    Lowered fast = lower(*module, KernelMode::Compiled, fuse, "", gpu);
     EXPECT_TRUE(succeeded(ref.program)) << ref.diagnostics;
     EXPECT_TRUE(succeeded(fast.program)) << fast.diagnostics;
     if (failed(ref.program) || failed(fast.program))
       return {};
     EXPECT_TRUE(ref.program->kernelLibrary.empty());
-    EXPECT_FALSE(fast.program->kernelLibrary.empty()) << text;
+    if (gpu) {
+      EXPECT_TRUE(fast.program->kernelLibrary.empty());
+      EXPECT_FALSE(fast.program->gpuModule.empty()) << text;
+      assemble(fast.program->gpuModule);
+      if (!rt::isCudaAvailable()) {
+        static bool said = false;
+        if (!said)
+          llvm::errs() << "note: generated CUDA kernels not run: "
+                       << rt::getCudaUnavailableReason() << "\n";
+        said = true;
+      }
+    } else {
+      EXPECT_FALSE(fast.program->kernelLibrary.empty()) << text;
+    }
     EXPECT_EQ(countGenerics(*ref.program, true), 0);
     if (expectCompiled >= 0)
       EXPECT_EQ(countGenerics(*fast.program, true), expectCompiled)
           << fast.program->str();
     EXPECT_EQ(countGenerics(*fast.program, false), expectInterpreted)
         << fast.program->str();
+    if (gpu && !rt::isCudaAvailable())
+      return std::move(*fast.program);
+    if (gpu)
+      maxUlps = std::max(maxUlps, gpuMathUlps);
     for (uint64_t seed : {1, 2}) {
       std::vector<rt::Tensor> a = run(*ref.program, seed);
-      std::vector<rt::Tensor> b = run(*fast.program, seed);
+      std::vector<rt::Tensor> b = run(*fast.program, seed, gpu);
       EXPECT_EQ(a.size(), b.size());
       for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
         EXPECT_EQ(a[k].getTypeString(), b[k].getTypeString());
@@ -207,6 +277,10 @@ protected:
     return std::move(*fast.program);
   }
 
+  /// check() compiles for the CUDA backend (KernelKindTest's "cuda").
+  bool gpu = false;
+  /// The tolerance check() allows on the GPU (tests with math functions).
+  int64_t gpuMathUlps = 0;
   std::mt19937 rng{20261126};
   int64_t dim(int64_t lo = 1, int64_t hi = 37) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -214,11 +288,18 @@ protected:
   MLIRContext context;
 };
 
+/// The kernel kinds, for the CPU library and for the CUDA kernels.
+class KernelKindTest : public KernelTest,
+                       public ::testing::WithParamInterface<std::string> {
+protected:
+  void SetUp() override { gpu = GetParam() == "cuda"; }
+};
+
 //===----------------------------------------------------------------------===//
 // Kernel kinds
 //===----------------------------------------------------------------------===//
 
-TEST_F(KernelTest, BinaryArithmeticMultiOutputExact) {
+TEST_P(KernelKindTest, BinaryArithmeticMultiOutputExact) {
   const char *text = R"(
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @main(%a: tensor<$Mx$Nx$T>, %b: tensor<$Mx$Nx$T>)
@@ -247,7 +328,7 @@ func.func @main(%a: tensor<$Mx$Nx$T>, %b: tensor<$Mx$Nx$T>)
     }
 }
 
-TEST_F(KernelTest, UnaryMathWithinUlps) {
+TEST_P(KernelKindTest, UnaryMathWithinUlps) {
   const char *text = R"(
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 func.func @main(%a: tensor<$Ax$Bx$Cxf32>) -> ($TYPES) {
@@ -269,6 +350,7 @@ func.func @main(%a: tensor<$Ax$Bx$Cxf32>) -> ($TYPES) {
 }
 )";
   // Both evaluate f32 math functions in double and round to f32.
+  gpuMathUlps = 1;
   for (int rep = 0; rep < 2; ++rep) {
     std::string t = subst(text, {{"A", dim(1, 5)}, {"B", dim()}, {"C", dim()}});
     size_t at = t.find("tensor<");
@@ -282,7 +364,7 @@ func.func @main(%a: tensor<$Ax$Bx$Cxf32>) -> ($TYPES) {
   }
 }
 
-TEST_F(KernelTest, BroadcastExact) {
+TEST_P(KernelKindTest, BroadcastExact) {
   const char *text = R"(
 func.func @main(%row: tensor<$Nxf32>, %col: tensor<$Mxf32>, %x: tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32> {
   %e = tensor.empty() : tensor<$Mx$Nxf32>
@@ -298,11 +380,15 @@ func.func @main(%row: tensor<$Nxf32>, %col: tensor<$Mxf32>, %x: tensor<$Mx$Nxf32
   return %r : tensor<$Mx$Nxf32>
 }
 )";
-  for (int rep = 0; rep < 3; ++rep)
-    check(subst(text, {{"M", dim()}, {"N", dim()}}), 0, false, 1);
+  for (int rep = 0; rep < 3; ++rep) {
+    rt::Program p = check(subst(text, {{"M", dim()}, {"N", dim()}}), 0, false, 1);
+    // a * c - b stays two roundings (no fma contraction).
+    if (gpu)
+      EXPECT_EQ(p.gpuModule.find("fma.rn"), std::string::npos) << p.gpuModule;
+  }
 }
 
-TEST_F(KernelTest, ReductionsInnerAndOuterExact) {
+TEST_P(KernelKindTest, ReductionsInnerAndOuterExact) {
   const char *text = R"(
 func.func @main(%x: tensor<$Mx$Nxf32>) -> (tensor<$Mxf32>, tensor<$Nxf32>, tensor<$Mxf32>) {
   %zero = arith.constant 0.0 : f32
@@ -335,11 +421,21 @@ func.func @main(%x: tensor<$Mx$Nxf32>) -> (tensor<$Mxf32>, tensor<$Nxf32>, tenso
   return %inner, %outer, %max : tensor<$Mxf32>, tensor<$Nxf32>, tensor<$Mxf32>
 }
 )";
-  for (int rep = 0; rep < 3; ++rep)
-    check(subst(text, {{"M", dim()}, {"N", dim(1, 300)}}), 0, false, 3);
+  for (int rep = 0; rep < 3; ++rep) {
+    int64_t m = dim(), n = dim(1, 300);
+    rt::Program p = check(subst(text, {{"M", m}, {"N", n}}), 0, false, 3);
+    if (!gpu)
+      continue;
+    // One thread per point of the parallel dims, wherever they are.
+    std::vector<int64_t> threads;
+    for (const rt::Instruction &inst : p.instructions)
+      if (inst.kind == rt::OpKind::Generic)
+        threads.push_back(inst.generic->gpuThreads);
+    EXPECT_EQ(threads, (std::vector<int64_t>{m, n, m}));
+  }
 }
 
-TEST_F(KernelTest, IntegersCompareSelectExact) {
+TEST_P(KernelKindTest, IntegersCompareSelectExact) {
   const char *text = R"(
 #id = affine_map<(d0) -> (d0)>
 func.func @main(%a: tensor<$Nxi32>, %b: tensor<$Nxi64>, %p: tensor<$Nxi1>, %x: tensor<$Nxf32>)
@@ -377,7 +473,7 @@ func.func @main(%a: tensor<$Nxi32>, %b: tensor<$Nxi64>, %p: tensor<$Nxi1>, %x: t
     check(subst(text, {{"N", dim(1, 500)}}), 0, false, 1);
 }
 
-TEST_F(KernelTest, LinalgIndexExact) {
+TEST_P(KernelKindTest, LinalgIndexExact) {
   const char *text = R"(
 func.func @main(%x: tensor<$Mx$Nxf32>) -> (tensor<$Mx$Nxi64>, tensor<$Mx$Nxf32>) {
   %e = tensor.empty() : tensor<$Mx$Nxi64>
@@ -404,7 +500,7 @@ func.func @main(%x: tensor<$Mx$Nxf32>) -> (tensor<$Mx$Nxi64>, tensor<$Mx$Nxf32>)
     check(subst(text, {{"M", dim()}, {"N", dim()}}), 0, false, 1);
 }
 
-TEST_F(KernelTest, CapturesAndTensorArithExact) {
+TEST_P(KernelKindTest, CapturesAndTensorArithExact) {
   // A scalar from outside the body (a captured rank-0 value), a constant
   // from outside, arith and math directly on tensors.
   const char *text = R"(
@@ -434,7 +530,7 @@ func.func @main(%s: tensor<f32>, %x: tensor<$Mx$Nxf32>, %y: tensor<$Mx$Nxf32>) -
 // Fusion
 //===----------------------------------------------------------------------===//
 
-TEST_F(KernelTest, FusedBiasGeluAndLayerNorm) {
+TEST_P(KernelKindTest, FusedBiasGeluAndLayerNorm) {
   // x + bias, GELU (erf), a residual add, then LayerNorm: mean, centred
   // square sum, normalise. Unfused: 8 generics; fused: the elementwise
   // producers fold into their single consumers.
@@ -514,6 +610,7 @@ func.func @main(%x: tensor<$Mx$Nxf32>, %bias: tensor<$Nxf32>, %res: tensor<$Mx$N
   return %y : tensor<$Mx$Nxf32>
 }
 )";
+  gpuMathUlps = 1;
   for (int rep = 0; rep < 2; ++rep) {
     int64_t n = dim(2, 64);
     std::string t = subst(text, {{"M", dim()}, {"N", n}});
@@ -528,6 +625,10 @@ func.func @main(%x: tensor<$Mx$Nxf32>, %bias: tensor<$Nxf32>, %res: tensor<$Mx$N
     EXPECT_LE(countGenerics(fused, true), 5) << fused.str();
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Targets, KernelKindTest,
+                         ::testing::Values("cpu", "cuda"),
+                         [](const auto &info) { return info.param; });
 
 //===----------------------------------------------------------------------===//
 // Cache and failures
@@ -627,6 +728,36 @@ TEST_F(KernelTest, UnwritableCacheIsAnErrorOrAWarning) {
             std::string::npos)
       << automatic.diagnostics;
   EXPECT_EQ(countGenerics(*automatic.program, true), 0);
+}
+
+TEST_F(KernelTest, NoLibdeviceIsAnErrorOrAWarning) {
+  OwningOpRef<ModuleOp> module = parse(kSmall);
+  LowerOptions options;
+  options.kernels.mode = KernelMode::Compiled;
+  options.kernels.gpu = true;
+  options.kernels.cudaPath = "/nonexistent/cuda";
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    llvm::raw_string_ostream(diagnostics) << d << "\n";
+    return success();
+  });
+  EXPECT_TRUE(failed(lowerToProgram(*module, "", options)));
+  EXPECT_NE(diagnostics.find(
+                "no libdevice at '/nonexistent/cuda/nvvm/libdevice/"
+                "libdevice.10.bc'"),
+            std::string::npos)
+      << diagnostics;
+  EXPECT_EQ(std::count(diagnostics.begin(), diagnostics.end(), '\n'), 1)
+      << diagnostics;
+  diagnostics.clear();
+  options.kernels.mode = KernelMode::Auto;
+  FailureOr<rt::Program> automatic = lowerToProgram(*module, "", options);
+  ASSERT_TRUE(succeeded(automatic)) << diagnostics;
+  EXPECT_NE(diagnostics.find("interpreting every loop nest"),
+            std::string::npos)
+      << diagnostics;
+  EXPECT_TRUE(automatic->gpuModule.empty());
+  EXPECT_EQ(countGenerics(*automatic, true), 0);
 }
 
 TEST_F(KernelTest, AutoCompilesOnlyLargeNests) {

@@ -58,6 +58,15 @@ struct KernelOptions {
   bool fuse = true;
   /// The cache directory; "" = the environment's (see above).
   std::string cacheDir;
+  /// Generate CUDA kernels (GpuKernelCompiler.h) for the same loop nests
+  /// instead of the CPU library: for programs the CUDA backend runs.
+  bool gpu = false;
+  /// The architecture the PTX targets ("" = $AUTOSHARD_CUDA_ARCH, else
+  /// sm_90); the driver JIT-compiles it for newer GPUs.
+  std::string gpuChip;
+  /// The CUDA toolkit holding nvvm/libdevice; "" = $CUDA_HOME, $CUDA_PATH,
+  /// $CUDA_ROOT, else /usr/local/cuda.
+  std::string cudaPath;
 };
 
 /// The cache directory `options` select.
@@ -69,6 +78,33 @@ std::string getKernelCacheDir(const KernelOptions &options);
 /// transcendental producers only when the consumer reads them at every
 /// point once (no recomputation under a broadcast).
 mlir::LogicalResult fuseElementwiseOps(mlir::Operation *func);
+
+/// Rewrites every f32 math function in `module` to its f64 form between an
+/// extf and a truncf: the interpreter evaluates them in double, so compiled
+/// kernels (libm on the CPU, libdevice on CUDA) round the same way.
+void promoteF32MathToF64(mlir::ModuleOp module);
+
+/// A kernel compiler's failure: an error at `loc` in Compiled mode; in Auto
+/// mode a warning (every loop nest is then interpreted) and "".
+mlir::FailureOr<std::string> reportKernelFailure(mlir::Location loc,
+                                                 bool autoMode,
+                                                 const std::string &msg);
+
+/// The first line of `text`, trimmed (tool logs, diagnostics).
+std::string getFirstLine(llvm::StringRef text);
+
+/// While alive, keeps the first error `context` reports, as one line, in
+/// `error` (the kernel compilers' pipelines run in contexts of their own).
+class FirstErrorHandler : public mlir::ScopedDiagnosticHandler {
+public:
+  FirstErrorHandler(mlir::MLIRContext *context, std::string &error);
+};
+
+/// Parses a printed kernel module (KernelCompiler::getKernelModule()) into
+/// `context` with its f32 math promoted (promoteF32MathToF64); null on a
+/// parse error (reported to `context`).
+mlir::OwningOpRef<mlir::ModuleOp> parseKernelModule(llvm::StringRef text,
+                                                    mlir::MLIRContext *context);
 
 class KernelCompiler {
 public:
@@ -98,6 +134,9 @@ public:
   mlir::FailureOr<std::string> finish(mlir::Location loc);
 
   int64_t getNumKernels() const;
+  /// The outlined kernels (`func.func @autoshard_kernel_N`, one linalg op on
+  /// memrefs each), for the GPU compiler; null in Interpreted mode.
+  mlir::ModuleOp getKernelModule() const;
 
 private:
   struct Impl;

@@ -17,6 +17,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -95,6 +96,9 @@ struct Context {
   DeviceFault *fault = nullptr;
   /// Uploaded generic bodies by content (a spec's address may be reused).
   std::unordered_map<std::string, void *> bodies;
+  /// Loaded Program::gpuModule PTX by content, and their kernels by name.
+  std::unordered_map<std::string, cudaLibrary_t> libraries;
+  std::unordered_map<std::string, cudaKernel_t> generated;
 
   ~Context() {
     // Destructors must not throw; errors here have nowhere to go.
@@ -103,6 +107,8 @@ struct Context {
       cudaStreamSynchronize(info.stream);
     for (auto &entry : bodies)
       cudaFree(entry.second);
+    for (auto &entry : libraries)
+      cudaLibraryUnload(entry.second);
     if (fault)
       cudaFree(fault);
     if (blas)
@@ -341,6 +347,8 @@ public:
                const std::vector<const Tensor *> &inputs,
                const std::vector<const Tensor *> &captures,
                const std::vector<Tensor *> &outputs) override;
+
+  void prepare(const Program &program) override;
 
   void transpose(const Tensor &in, Tensor &out,
                  const std::vector<int64_t> &perm) override {
@@ -598,6 +606,11 @@ private:
     }
   }
 
+  void launchGenerated(const GenericSpec &spec,
+                       const std::vector<const Tensor *> &inputs,
+                       const std::vector<const Tensor *> &captures,
+                       const std::vector<Tensor *> &outputs);
+
   const GenericInst *uploadBody(const std::vector<GenericInst> &insts) {
     if (insts.empty())
       return nullptr;
@@ -683,6 +696,78 @@ private:
   std::shared_ptr<BufferPool> pool; // made once the stream exists
 };
 
+/// Loads the program's generated kernels (PTX, JIT-compiled by the driver
+/// for this GPU) once per distinct module; their kernels are looked up by
+/// name on first launch (names carry a hash of their module, so programs
+/// sharing a backend never mix them up).
+void CudaBackend::prepare(const Program &program) {
+  if (program.gpuModule.empty() || ctx->libraries.count(program.gpuModule))
+    return;
+  AUTOSHARD_CUDA_CHECK(cudaSetDevice(ctx->info.device));
+  char log[4096] = "";
+  cudaJitOption options[] = {cudaJitErrorLogBuffer,
+                             cudaJitErrorLogBufferSizeBytes};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+  cudaLibrary_t library = nullptr;
+  cudaError_t status =
+      cudaLibraryLoadData(&library, program.gpuModule.c_str(), options,
+                          values, 2, nullptr, nullptr, 0);
+  if (status != cudaSuccess) {
+    cudaGetLastError(); // not sticky: clear it
+    std::string detail(log, strnlen(log, sizeof(log)));
+    detail = detail.substr(0, detail.find('\n'));
+    throw Error("cannot load the program's generated CUDA kernels (PTX of " +
+                std::to_string(program.gpuModule.size()) +
+                " bytes): " + cudaGetErrorString(status) +
+                (detail.empty() ? "" : ": " + detail));
+  }
+  ctx->libraries.emplace(program.gpuModule, library);
+}
+
+/// `spec.gpuKernel` over spec.gpuThreads threads, its parameters the device
+/// pointers of inputs, outputs and captures (KernelLibrary.h's order).
+void CudaBackend::launchGenerated(const GenericSpec &spec,
+                                  const std::vector<const Tensor *> &inputs,
+                                  const std::vector<const Tensor *> &captures,
+                                  const std::vector<Tensor *> &outputs) {
+  auto it = ctx->generated.find(spec.gpuKernel);
+  if (it == ctx->generated.end()) {
+    cudaKernel_t kernel = nullptr;
+    for (auto &entry : ctx->libraries)
+      if (cudaLibraryGetKernel(&kernel, entry.second,
+                               spec.gpuKernel.c_str()) == cudaSuccess)
+        break;
+    cudaGetLastError();
+    if (!kernel)
+      throw Error("generic: generated CUDA kernel '" + spec.gpuKernel +
+                  "' is in no loaded program module (was the program's "
+                  "gpuModule loaded?)");
+    it = ctx->generated.emplace(spec.gpuKernel, kernel).first;
+  }
+  std::vector<void *> pointers;
+  for (const Tensor *t : inputs)
+    pointers.push_back(devicePtr(*t, "generic"));
+  for (Tensor *t : outputs)
+    pointers.push_back(devicePtr(*t, "generic"));
+  for (const Tensor *t : captures)
+    pointers.push_back(devicePtr(*t, "generic"));
+  std::vector<void *> params;
+  for (void *&p : pointers)
+    params.push_back(&p);
+  if (spec.gpuThreads <= 0)
+    return; // an empty loop nest
+  constexpr int64_t kBlock = 256;
+  int64_t blocks = (spec.gpuThreads + kBlock - 1) / kBlock;
+  if (blocks > INT_MAX)
+    throw Error("generic: " + std::to_string(spec.gpuThreads) +
+                " threads exceed one CUDA grid");
+  dim3 block(static_cast<unsigned>(std::min(kBlock, spec.gpuThreads)));
+  AUTOSHARD_CUDA_CHECK(
+      cudaLaunchKernel(reinterpret_cast<const void *>(it->second),
+                       dim3(static_cast<unsigned>(blocks)), block,
+                       params.data(), 0, stream()));
+}
+
 void CudaBackend::generic(const GenericSpec &spec,
                           const std::vector<const Tensor *> &inputs,
                           const std::vector<const Tensor *> &captures,
@@ -695,6 +780,8 @@ void CudaBackend::generic(const GenericSpec &spec,
       static_cast<int32_t>(spec.yields.size()) != spec.numOutputs ||
       spec.numRegs < spec.numInputs + spec.numOutputs)
     throw Error("generic: operand counts do not match the loop nest");
+  if (!spec.gpuKernel.empty())
+    return launchGenerated(spec, inputs, captures, outputs);
   for (const ScalarInst &in : spec.body)
     if (in.dst < 0 || in.dst >= spec.numRegs || in.a >= spec.numRegs ||
         in.b >= spec.numRegs || in.c >= spec.numRegs ||

@@ -67,6 +67,9 @@ public:
   /// The same over a leading batch dim on all three.
   virtual void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c,
                            bool transA, bool transB, bool accumulate) = 0;
+  /// Called once per Executor before it runs `program`: the CUDA backend
+  /// loads the program's generated kernels (Program::gpuModule) here.
+  virtual void prepare(const Program &program) {}
   /// A loop nest (elementwise, broadcast, reduction, any linalg.generic):
   /// `outputs` hold the init values on entry and the results on exit.
   virtual void generic(const GenericSpec &spec,
