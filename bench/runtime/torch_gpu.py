@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""PyTorch eager on a GPU, for scripts/gpu-check.sh (the CUDA column of issue 23).
+
+    python3 bench/runtime/torch_gpu.py --fixture gpt --weights-dir DIR \
+        [--repeat 50] [--output OUT.npy] [--device cuda]
+
+Builds the committed fixture's model (test/Train/Inputs/NAME: the classes of
+scripts/export_training_fixtures.py, parameters from the .npy files
+autoshard-translate wrote to DIR, as bench/training/torch_step.py does on the
+CPU), moves it and the fixture's batch to the device and times `repeat`
+forward passes under torch.no_grad() after two warm-up calls, each timed
+with torch.cuda.synchronize() on both sides (so a pass is the whole forward,
+launch overhead included, as autoshard-run --repeat measures it). Prints one
+JSON object: torch version, device name, per-pass times (ms), their mean;
+--output writes the forward's result (for comparing with autoshard's).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "bench", "training"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--fixture", default="gpt", choices=("gpt", "mlp"))
+    ap.add_argument("--weights-dir", required=True)
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--output")
+    ap.add_argument("--device", default="cuda")
+    args = ap.parse_args()
+
+    import numpy as np
+    import torch
+    import torch_step  # bench/training: the fixture models
+
+    fixture = os.path.join(REPO, "test", "Train", "Inputs", args.fixture)
+    with open(os.path.join(fixture, "config.json")) as f:
+        config = json.load(f)
+    spec = {"model": "fixture-" + args.fixture,
+            "config": os.path.join(fixture, "config.json"),
+            "weights_dir": args.weights_dir}
+    device = torch.device(args.device)
+    model = torch_step.load_fixture(spec).to(device).eval()
+    inputs = [torch.from_numpy(np.load(os.path.join(fixture, d["file"]))).to(device)
+              for d in config["inputs"].values()]
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    times = []
+    with torch.no_grad():
+        for _ in range(2):
+            out = model(*inputs)
+        for _ in range(args.repeat):
+            sync()
+            start = time.perf_counter()
+            out = model(*inputs)
+            sync()
+            times.append((time.perf_counter() - start) * 1e3)
+    if args.output:
+        np.save(args.output, out.float().cpu().numpy())
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    json.dump({"torch": torch.__version__, "device": name, "times_ms": times,
+               "mean_ms": sum(times) / len(times)}, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
