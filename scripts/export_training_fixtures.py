@@ -331,6 +331,24 @@ def main():
                  "Linear(16,32) -> GELU(erf) -> Linear(32,32) -> ReLU -> "
                  "Linear(32,8); biases re-drawn N(0, 0.1^2)"})
 
+    # An MLP whose weights divide over no data axis of 4 or 8 ranks (7 and 10
+    # rows/columns): optimizer shard splits them unevenly, padded
+    # (test/Train/optimizer-shard-uneven.test). x [64, 10]; mse labels
+    # [64, 6]: a batch larger than the weights, so that a data-parallel plan
+    # reduces the gradients rather than gathering the batch.
+    torch.manual_seed(SEED + 2)
+    gen = torch.Generator().manual_seed(SEED + 2)
+    uneven = MLP(d_in=10, hidden=7, d_out=6)
+    distinct_values(uneven, gen)
+    x = torch.randn((64, 10), generator=gen)
+    y_mse = torch.randn((64, 6), generator=gen)
+    write_model(os.path.join(out_root, "mlp_uneven"), uneven, [x], ["x"],
+                [(o, "mse", "") for o in ("sgd", "adam")],
+                {"mse": ("labels_mse.npy", y_mse)},
+                {"name": "mlp_uneven", "definition":
+                 "Linear(10,7) -> GELU(erf) -> Linear(7,7) -> ReLU -> "
+                 "Linear(7,6); biases re-drawn N(0, 0.1^2)"})
+
     # GPT (export_onnx_models.GPT): vocab 64, seq 8, embed 32, 4 heads,
     # ffn 64, 2 blocks, no dropout; ids/labels [4, 8] i64, labels = next token.
     torch.manual_seed(SEED + 1)

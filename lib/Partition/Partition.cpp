@@ -734,6 +734,17 @@ LogicalResult FuncPartitioner::localiseInsertSlice(tensor::InsertSliceOp op,
 
 LogicalResult FuncPartitioner::localisePad(tensor::PadOp op) {
   const TensorLayout &srcLayout = layouts.lookup(op.getSource());
+  // Each device pads its term of a pending reduction: right only when every
+  // device adds the identity there (the pad rule offers a partial sum only
+  // for a zero pad; an op of the same class may pad with something else).
+  if (srcLayout.isPartial()) {
+    Value value = op.getConstantPaddingValue();
+    if (!value || !holdsIdentityOf(value, srcLayout.partialKind))
+      return op.emitError() << "pads a pending partial value (layout "
+                            << str(srcLayout)
+                            << ") with something other than the identity "
+                               "of its reduction";
+  }
   for (int64_t d = 0; d < static_cast<int64_t>(srcLayout.dimAxes.size()); ++d) {
     if (srcLayout.dimAxes[d].empty())
       continue;

@@ -2,14 +2,19 @@
 //
 // Hand-written rules: reshapes pass a split of a dim's major part through
 // compound factors; slices, pads and concats keep the dims they cut or grow
-// whole; gather (an embedding lookup) may split its table on the gathered
-// dim, leaving a partial sum (Megatron's vocabulary-parallel embedding).
+// whole; a zero pad passes a pending partial sum through; gather (an
+// embedding lookup) may split its table on the gathered dim, leaving a
+// partial sum (Megatron's vocabulary-parallel embedding).
 //
 //===----------------------------------------------------------------------===//
 
 #include "autoshard/Propagate/RuleModels.h"
 
+#include "autoshard/Dialect/Dist/IR/DistDialect.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -197,7 +202,37 @@ struct InsertSliceRuleModel
   }
 };
 
-/// tensor.pad: padded dims stay whole; unpadded dims pass through.
+/// Whether `pad` pads with the constant +0 (so that a pad of a sum of terms
+/// is the sum of the padded terms).
+static bool padsWithZero(tensor::PadOp pad) {
+  Value value = pad.getConstantPaddingValue();
+  FloatAttr f;
+  IntegerAttr i;
+  if (value && matchPattern(value, m_Constant(&f)))
+    return f.getValue().isZero() && !f.getValue().isNegative();
+  return value && matchPattern(value, m_Constant(&i)) && i.getValue().isZero();
+}
+
+/// The devices of the mesh the module is partitioned on (its `dist.mesh`
+/// attribute); nullopt when it names none.
+static std::optional<int64_t> moduleDeviceCount(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto mesh = module ? module->getAttrOfType<dist::MeshAttr>(
+                           dist::DistDialect::kMeshAttrName)
+                     : nullptr;
+  if (!mesh)
+    return std::nullopt;
+  return mesh.toDeviceMesh().getNumDevices();
+}
+
+/// tensor.pad: padded dims stay whole; unpadded dims pass through. A zero
+/// pad is linear: pad(sum of terms) = sum of pad(term), so a pending partial
+/// sum passes through it (an optimizer-sharded gradient padded to a
+/// dividing shape is then reduce-scattered on the padded shape instead of
+/// all-reduced before the pad). In factor terms that is a sum-reduction
+/// factor that no dim holds, with the source tied to the result: split over
+/// axes A, the source and the result are both partial over A. Its size is
+/// the module mesh's device count, which every group of axes divides.
 struct PadRuleModel
     : public ShardingRuleOpInterface::ExternalModel<PadRuleModel,
                                                     tensor::PadOp> {
@@ -230,6 +265,13 @@ struct PadRuleModel
     rule.operandDims.push_back(src);
     addTrailingOperands(rule, op, 1);
     rule.resultDims.push_back(res);
+    std::optional<int64_t> devices = moduleDeviceCount(op);
+    if (padsWithZero(pad) && devices && *devices > 1) {
+      rule.addFactor(*devices, FactorKind::Reduction, "sum");
+      rule.reduction = ReductionKind::Sum;
+      rule.tiedResult.assign(rule.operandDims.size(), -1);
+      rule.tiedResult[0] = 0;
+    }
     return rule;
   }
 };

@@ -33,9 +33,9 @@
 // keeps ceil(rows / shards) rows of state; the real rows split unevenly
 // (10 rows on 4 ranks: 3, 3, 3, 1). The runtime plans static shapes only,
 // which is why the split is padded rather than a dynamic `sizes(...)`
-// layout. Propagation keeps a padded dim whole around tensor.pad and
-// extract_slice, so such a gradient is all-reduced (then each rank takes its
-// slice) rather than reduce-scattered.
+// layout. A zero pad passes the gradient's pending partial sum through
+// (RulesTensor.cpp), so the padded gradient is reduce-scattered like an
+// evenly split one, moving the padded shape's bytes.
 //
 // With micro-batches, the gradient accumulated over them lives split too
 // (MindSpore's `gradient_accumulation_shard`: "the cumulative gradient
@@ -303,8 +303,10 @@ LogicalResult autoshard::train::shardOptimizer(func::FuncOp step,
   }
 
   // The accumulated gradient of a split parameter: the first micro-batch's
-  // gradient and every sum after it. A padded parameter's gradient is padded
-  // after the accumulation, which stays whole (its pad reads it whole).
+  // gradient and every sum after it (a padded parameter's are padded
+  // before they are summed, TrainingStep.cpp, and a zero pad passes the
+  // partial sum through: each micro-batch's padded gradient is
+  // reduce-scattered too).
   for (auto [arg, layout] : pinned) {
     if (!isParam(step, arg))
       continue;
@@ -313,7 +315,7 @@ LogicalResult autoshard::train::shardOptimizer(func::FuncOp step,
       if (auto of = op.getAttrOfType<IntegerAttr>(kAccumulatesAttr))
         if (of.getInt() == arg && op.getNumResults() == 1)
           sums.push_back(&op);
-    if (sums.empty() || padded.contains(arg))
+    if (sums.empty())
       continue;
     Value first = sums.front()->getOperand(0);
     b.setInsertionPointAfterValue(first);

@@ -129,8 +129,13 @@ private:
                             "data-axis");
     return train::shardOptimizer(step, dataAxis, threshold);
   }
+  /// One forward and backward on the batch `mapping` maps the inputs to;
+  /// each parameter's gradient is added to its slot in `grads`, padded with
+  /// zeros to `sumTypes` where given (so an optimizer-sharded padded
+  /// gradient's sums can be split, OptimizerShard.cpp).
   LogicalResult stepOnBatch(OpBuilder &b, PhaseTagger &tag, func::FuncOp main,
                             IRMapping &mapping, ArrayRef<Value> params,
+                            ArrayRef<RankedTensorType> sumTypes,
                             Value labelsArg, DenseMap<Value, Value> &grads,
                             Value &lossValue);
   LogicalResult backward(OpBuilder &b, PhaseTagger &tag,
@@ -259,6 +264,20 @@ LogicalResult DistTrainingStepPass::annotateBatch(func::FuncOp step,
 }
 
 /// Values that depend on a parameter: the only ones a gradient reaches.
+/// `v` padded with zeros at the high end of every dim to `to` (`v` itself
+/// when it already has that type).
+static Value padWithZeros(OpBuilder &b, Location loc, Value v,
+                          RankedTensorType to) {
+  auto from = cast<RankedTensorType>(v.getType());
+  if (from == to)
+    return v;
+  SmallVector<OpFoldResult> low(from.getRank(), b.getIndexAttr(0)), high;
+  for (auto [n, m] : llvm::zip(from.getShape(), to.getShape()))
+    high.push_back(b.getIndexAttr(m - n));
+  Value zero = vjp::scalar(b, loc, from.getElementType(), 0.0);
+  return tensor::PadOp::create(b, loc, to, v, low, high, zero);
+}
+
 static DenseSet<Value> activeValues(Block &body, ArrayRef<Value> params) {
   DenseSet<Value> active(params.begin(), params.end());
   for (Operation &op : body) {
@@ -358,38 +377,36 @@ LogicalResult DistTrainingStepPass::buildBody(func::FuncOp main,
                                        microBatches, *devices);
         redirect(m, mapping, whole, part);
       }
-    if (failed(stepOnBatch(b, tag, main, m, params, step.getArgument(l.labelsArg()),
-                           grads, lossValue)))
+    // With micro-batches, a padded parameter's gradient is padded before it
+    // is accumulated, so that its sums can live split.
+    ArrayRef<RankedTensorType> sumTypes;
+    if (microBatches > 1)
+      sumTypes = l.updateTypes;
+    if (failed(stepOnBatch(b, tag, main, m, params, sumTypes,
+                           step.getArgument(l.labelsArg()), grads, lossValue)))
       return failure();
   }
 
-  tag.phase = b.getStringAttr("optimizer");
-  SmallVector<Value> paramGrads, state, newParams, newState;
-  for (Value p : params) {
-    Value g = grads.lookup(p);
-    paramGrads.push_back(
-        g ? g : vjp::zeros(b, step.getLoc(), cast<RankedTensorType>(p.getType())));
-  }
-  for (unsigned k = 0; k < l.state.size(); ++k)
-    state.push_back(step.getArgument(l.stateBegin() + k));
   // A parameter optimizer shard splits unevenly is updated padded: the
   // parameter and its gradient padded with zeros, the update sliced back.
-  SmallVector<Value> updated(params);
+  // The gradient's pad is the backward's last op (a gradient collective of
+  // --dist-fuse-gradients reads it), the parameter's the optimizer's first.
   Location loc = step.getLoc();
-  auto pad = [&](Value v, RankedTensorType to) -> Value {
-    auto from = cast<RankedTensorType>(v.getType());
-    if (from == to)
-      return v;
-    SmallVector<OpFoldResult> low(from.getRank(), b.getIndexAttr(0)), high;
-    for (auto [n, m] : llvm::zip(from.getShape(), to.getShape()))
-      high.push_back(b.getIndexAttr(m - n));
-    Value zero = vjp::scalar(b, loc, from.getElementType(), 0.0);
-    return tensor::PadOp::create(b, loc, to, v, low, high, zero);
-  };
-  for (unsigned k = 0; k < params.size(); ++k) {
-    updated[k] = pad(params[k], l.updateTypes[k]);
-    paramGrads[k] = pad(paramGrads[k], l.updateTypes[k]);
+  tag.phase = b.getStringAttr("backward");
+  SmallVector<Value> paramGrads, state, newParams, newState;
+  for (auto [k, p] : llvm::enumerate(params)) {
+    Value g = grads.lookup(p);
+    paramGrads.push_back(padWithZeros(
+        b, loc,
+        g ? g : vjp::zeros(b, loc, cast<RankedTensorType>(p.getType())),
+        l.updateTypes[k]));
   }
+  tag.phase = b.getStringAttr("optimizer");
+  for (unsigned k = 0; k < l.state.size(); ++k)
+    state.push_back(step.getArgument(l.stateBegin() + k));
+  SmallVector<Value> updated(params);
+  for (unsigned k = 0; k < params.size(); ++k)
+    updated[k] = padWithZeros(b, loc, params[k], l.updateTypes[k]);
   train::buildUpdate(b, loc, config(), updated, paramGrads, state, newParams,
                      newState);
   for (unsigned k = 0; k < params.size(); ++k) {
@@ -435,8 +452,8 @@ FailureOr<int64_t> DistTrainingStepPass::dataDevices(func::FuncOp step,
 
 LogicalResult DistTrainingStepPass::stepOnBatch(
     OpBuilder &b, PhaseTagger &tag, func::FuncOp main, IRMapping &mapping,
-    ArrayRef<Value> params, Value labelsArg, DenseMap<Value, Value> &grads,
-    Value &lossValue) {
+    ArrayRef<Value> params, ArrayRef<RankedTensorType> sumTypes,
+    Value labelsArg, DenseMap<Value, Value> &grads, Value &lossValue) {
   Block &fwd = main.getBody().front();
   for (Operation &op : fwd.without_terminator())
     b.clone(op, mapping);
@@ -450,8 +467,10 @@ LogicalResult DistTrainingStepPass::stepOnBatch(
   // kAccumulatesAttr = the parameter's argument number until the pass ends
   // (optimizer shard keeps them split, OptimizerShard.cpp).
   tag.phase = b.getStringAttr("backward");
-  for (Value p : params)
+  for (auto [k, p] : llvm::enumerate(params))
     if (Value g = batchGrads.lookup(p)) {
+      if (!sumTypes.empty())
+        g = padWithZeros(b, p.getLoc(), g, sumTypes[k]);
       Value &sum = grads[p];
       if (!sum) {
         sum = g;

@@ -1,0 +1,19 @@
+// A tensor.pad of a pending partial sum pads each device's term: right only
+// when it pads with zero (the pad rule offers the partial layout only then,
+// but ops of one class share a rule, so --dist-partition checks it too).
+// RUN: autoshard-opt %s --dist-partition -verify-diagnostics
+
+#mesh = #dist.mesh<[dp = 4]>
+module attributes {dist.mesh = #mesh} {
+func.func @one_pad(%g: tensor<10x30xf32> {dist.layout = #dist.layout<#mesh, [[], []] partial sum [dp]>})
+    -> (tensor<12x30xf32> {dist.layout = #dist.layout<#mesh, [[dp], []]>}) {
+  %one = arith.constant {dist.strategy = #dist.strategy<#mesh, in = [], out = [[]]>} 1.0 : f32
+  // expected-error @below {{pads a pending partial value (layout [[], []] partial sum[dp]) with something other than the identity of its reduction}}
+  %p = tensor.pad %g low[0, 0] high[2, 0] {
+  ^bb0(%a: index, %b: index):
+    tensor.yield %one : f32
+  } {dist.strategy = #dist.strategy<#mesh, in = [[[], []] partial sum [dp]], out = [[[], []] partial sum [dp]]>} : tensor<10x30xf32> to tensor<12x30xf32>
+  %r = dist.reshard %p : tensor<12x30xf32> from #dist.layout<#mesh, [[], []] partial sum [dp]> to #dist.layout<#mesh, [[dp], []]>
+  return {dist.strategy = #dist.strategy<#mesh, in = [[[dp], []]]>} %r : tensor<12x30xf32>
+}
+}
