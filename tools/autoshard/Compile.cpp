@@ -207,24 +207,34 @@ static OwningOpRef<ModuleOp> parseForLowering(MLIRContext &ctx,
 
 /// Weight files are named relative to the program: for an .mlir input its
 /// own directory, for an ONNX model the output's (where the importer put
-/// them). The plan keeps a relative name when it lands in that directory,
-/// else the absolute path, so it runs from anywhere.
+/// them). The plan names those under its own directory relative to itself,
+/// so the directory can move, and the others by absolute path.
 static void resolveWeightFiles(rt::Program &program,
                                const CompileOptions &options) {
-  auto absoluteDir = [](StringRef file) {
-    SmallString<256> dir(file);
-    llvm::sys::path::remove_filename(dir);
-    (void)llvm::sys::fs::make_absolute(dir);
-    llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
-    return dir;
+  auto absolute = [](const Twine &file) {
+    SmallString<256> path;
+    file.toVector(path);
+    (void)llvm::sys::fs::make_absolute(path);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    return path;
   };
   bool onnx = llvm::sys::path::extension(options.input) == ".onnx";
-  SmallString<256> base = absoluteDir(onnx ? options.output : options.input);
-  if (base == absoluteDir(options.output))
-    return;
-  for (rt::ProgramIO &io : program.inputs)
-    if (!io.file.empty() && !llvm::sys::path::is_absolute(io.file))
-      io.file = (base + "/" + io.file).str();
+  SmallString<256> base = absolute(onnx ? options.output : options.input);
+  llvm::sys::path::remove_filename(base);
+  SmallString<256> planDir = absolute(options.output);
+  llvm::sys::path::remove_filename(planDir);
+  for (rt::ProgramIO &io : program.inputs) {
+    if (io.file.empty())
+      continue;
+    SmallString<256> path = llvm::sys::path::is_absolute(io.file)
+                                ? absolute(io.file)
+                                : absolute(base + "/" + io.file);
+    StringRef rest = path;
+    if (rest.consume_front(planDir) && rest.consume_front("/"))
+      io.file = rest.str();
+    else
+      io.file = std::string(path);
+  }
 }
 
 int driver::compileToPlan(MLIRContext &ctx, const CompileOptions &options) {
