@@ -13,6 +13,7 @@ packages=(
   libopenblas-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libxxhash-dev
   python3-numpy
+  libonnx-testdata
 )
 
 missing=()

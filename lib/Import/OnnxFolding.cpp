@@ -34,17 +34,31 @@ int64_t HostTensor::numel() const {
 std::optional<ElemKind> autoshard::onnx_import::elemKindFromOnnx(int32_t t) {
   switch (t) {
   case onnx::TensorProto::FLOAT:
-  case onnx::TensorProto::DOUBLE:
     return ElemKind::F32;
+  case onnx::TensorProto::DOUBLE:
+    return ElemKind::F64;
   case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
     return ElemKind::I64;
   case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
     return ElemKind::I32;
   case onnx::TensorProto::BOOL:
     return ElemKind::Bool;
   default:
     return std::nullopt;
   }
+}
+
+const char *autoshard::onnx_import::unsupportedTypeHint(int32_t t) {
+  if (t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16)
+    return " (float16/bfloat16 wait for the reduced-precision runtime work, "
+           "issue 20; export in float32)";
+  return " (float, double, int8 to int64, uint8 to uint64 and bool are)";
 }
 
 const char *autoshard::onnx_import::onnxTypeName(int32_t t) {
@@ -60,7 +74,7 @@ FailureOr<HostTensor> autoshard::onnx_import::readTensorProto(
   std::optional<ElemKind> kind = elemKindFromOnnx(t.data_type());
   if (!kind) {
     error = std::string("element type ") + onnxTypeName(t.data_type()) +
-            " is not supported (float, double, int64, int32, bool are)";
+            " is not supported" + unsupportedTypeHint(t.data_type());
     return failure();
   }
   HostTensor h;
@@ -164,10 +178,41 @@ FailureOr<HostTensor> autoshard::onnx_import::readTensorProto(
       h.i.assign(t.int32_data().begin(), t.int32_data().end());
     break;
   case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::UINT8:
     if (raw)
       ok = fromRaw(uint8_t());
     else
       h.i.assign(t.int32_data().begin(), t.int32_data().end());
+    break;
+  case onnx::TensorProto::INT8:
+    if (raw)
+      ok = fromRaw(int8_t());
+    else
+      h.i.assign(t.int32_data().begin(), t.int32_data().end());
+    break;
+  case onnx::TensorProto::INT16:
+    if (raw)
+      ok = fromRaw(int16_t());
+    else
+      h.i.assign(t.int32_data().begin(), t.int32_data().end());
+    break;
+  case onnx::TensorProto::UINT16:
+    if (raw)
+      ok = fromRaw(uint16_t());
+    else
+      h.i.assign(t.int32_data().begin(), t.int32_data().end());
+    break;
+  case onnx::TensorProto::UINT32:
+    if (raw)
+      ok = fromRaw(uint32_t());
+    else
+      h.i.assign(t.uint64_data().begin(), t.uint64_data().end());
+    break;
+  case onnx::TensorProto::UINT64:
+    if (raw)
+      ok = fromRaw(uint64_t());
+    else
+      h.i.assign(t.uint64_data().begin(), t.uint64_data().end());
     break;
   }
   if (failed(ok))
@@ -438,7 +483,7 @@ FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
       if (x.isFloat() && !r.isFloat())
         r.pushI(*kind == ElemKind::Bool ? x.f[e] != 0.0 : int64_t(x.f[e]));
       else if (x.isFloat())
-        r.push(float(x.f[e]));
+        r.push(*kind == ElemKind::F32 ? double(float(x.f[e])) : x.f[e]);
       else
         r.pushI(x.i[e]);
     }

@@ -128,7 +128,8 @@ static LogicalResult staticShape(const onnx::ValueInfoProto &vi,
     return emitError(loc) << "graph input '" << vi.name()
                           << "' has element type "
                           << onnxTypeName(tt.elem_type())
-                          << ", which is not supported";
+                          << ", which is not supported"
+                          << unsupportedTypeHint(tt.elem_type());
   kind = *k;
   if (!tt.has_shape())
     return emitError(loc) << "graph input '" << vi.name()
@@ -170,7 +171,8 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
     if (failed(h))
       return emitError(nodeLoc(t.name()))
              << "initializer '" << t.name() << "': " << err;
-    if (!h->isFloat()) {
+    // Double initializers are rare (tests, not trained weights): folded too.
+    if (h->kind != ElemKind::F32) {
       Val v;
       v.shape = h->shape;
       v.kind = h->kind;
@@ -468,9 +470,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
   for (const onnx::OperatorSetIdProto &o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx")
       opset = o.version();
-  if (opset < 13 || opset > 17) {
+  if (opset < kMinOpset || opset > kMaxOpset) {
     emitError(fileLoc) << "model uses ONNX opset " << opset
-                       << "; autoshard imports opsets 13 to 17";
+                       << "; autoshard imports opsets " << kMinOpset << " to "
+                       << kMaxOpset;
     return nullptr;
   }
   modelDir = llvm::sys::path::parent_path(path).str();
@@ -630,7 +633,7 @@ void autoshard::registerOnnxImportTranslation() {
       llvm::cl::desc("Directory for the .npy weight files of --import-onnx"),
       llvm::cl::value_desc("dir"), llvm::cl::init("."));
   static TranslateToMLIRRegistration reg(
-      "import-onnx", "import an ONNX model (opsets 13-17)",
+      "import-onnx", "import an ONNX model (opsets 11-21)",
       [](llvm::SourceMgr &sm, MLIRContext *ctx) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buf = sm.getMemoryBuffer(sm.getMainFileID());
         OnnxImportOptions options;

@@ -7,6 +7,7 @@
 #ifndef AUTOSHARD_LIB_IMPORT_ONNXIMPORTERIMPL_H
 #define AUTOSHARD_LIB_IMPORT_ONNXIMPORTERIMPL_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -23,23 +24,36 @@
 
 namespace autoshard::onnx_import {
 
-/// Element types the importer computes in: ONNX float/double become f32
-/// ("f32 compute"), int64/int32 stay, bool is i1.
-enum class ElemKind { F32, I64, I32, Bool };
+/// The default-domain opsets read: what PyTorch 1.13-2.x and Hugging Face
+/// exports produce. Ops whose signature changed within the range read both
+/// spellings (e.g. axes as an attribute before opset 13/18, an input after).
+constexpr int64_t kMinOpset = 11;
+constexpr int64_t kMaxOpset = 21;
+
+/// Element types the importer computes in: float and double stay, int64 and
+/// int32 stay, the narrower integers (int8/uint8/int16/uint16) widen to i32
+/// and uint32/uint64 to i64 (the runtime's integer types; values are kept,
+/// only overflow would wrap differently), bool is i1.
+enum class ElemKind { F32, I64, I32, Bool, F64 };
+inline bool isFloatKind(ElemKind k) {
+  return k == ElemKind::F32 || k == ElemKind::F64;
+}
 
 mlir::Type getElemType(mlir::MLIRContext *ctx, ElemKind kind);
 std::optional<ElemKind> elemKindFromOnnx(int32_t dataType);
 const char *onnxTypeName(int32_t dataType);
+/// Why an element type is refused: " (...)", appended to the error.
+const char *unsupportedTypeHint(int32_t dataType);
 
 /// A tensor whose contents are known at import time (Constant, integer
 /// initializers and everything folded from them, e.g. shape arithmetic).
 struct HostTensor {
   ElemKind kind = ElemKind::F32;
   std::vector<int64_t> shape;
-  std::vector<double> f;  // kind == F32
+  std::vector<double> f;  // float kinds
   std::vector<int64_t> i; // integer and bool kinds
 
-  bool isFloat() const { return kind == ElemKind::F32; }
+  bool isFloat() const { return isFloatKind(kind); }
   int64_t numel() const;
   double getF(int64_t k) const { return isFloat() ? f[k] : double(i[k]); }
   int64_t getI(int64_t k) const { return isFloat() ? int64_t(f[k]) : i[k]; }
@@ -107,6 +121,9 @@ using OpTable = llvm::StringMap<OpConverter>;
 const OpTable &getOpTable();
 void registerCoreOps(OpTable &table); // OnnxOps.cpp
 void registerConvOps(OpTable &table); // OnnxConvOps.cpp
+void registerMathOps(OpTable &table); // OnnxMathOps.cpp
+void registerReduceOps(OpTable &table); // OnnxReduceOps.cpp
+void registerIndexOps(OpTable &table); // OnnxIndexOps.cpp
 
 class NodeImporter {
 public:
@@ -136,6 +153,8 @@ public:
   const Val &in(int64_t i) const { return inputs[i]; }
   mlir::FailureOr<std::vector<int64_t>> constInts(int64_t i,
                                                   llvm::StringRef what);
+  /// The `axes` attribute, else constant input `i`; nullopt: neither given.
+  mlir::FailureOr<std::optional<std::vector<int64_t>>> axesArg(int64_t i);
   mlir::LogicalResult normalizeAxis(int64_t &axis, int64_t rank);
   void setOutput(int64_t i, Val v);
   void setOutput(int64_t i, mlir::Value v, ElemKind kind);
@@ -175,7 +194,7 @@ public:
   /// Sum (or `combine`) of `v` over `axes` (sorted); result drops the axes.
   mlir::Value reduce(mlir::Value v, llvm::ArrayRef<int64_t> shape,
                      llvm::ArrayRef<int64_t> axes, ElemKind kind,
-                     const BodyFn &combine);
+                     const BodyFn &combine, double init = 0.0);
 
   const onnx::NodeProto &getNode() const { return *node; }
   int64_t getOpset() const { return opset; }
@@ -199,7 +218,6 @@ public:
   mlir::LogicalResult convertSplit();
   mlir::LogicalResult convertSoftmax();
   mlir::LogicalResult convertLayerNorm();
-  mlir::LogicalResult convertReduce(llvm::StringRef opType);
   mlir::LogicalResult convertCast();
   mlir::LogicalResult convertExpand();
 
@@ -215,6 +233,21 @@ private:
   llvm::SmallVector<Val> inputs;
   llvm::SmallVector<bool> present;
 };
+
+/// `FOp` on float operands, `IOp` on integer ones (generic bodies of ops
+/// that take both, e.g. arith::AddFOp / arith::AddIOp).
+template <typename FOp, typename IOp>
+mlir::Value floatOrInt(mlir::OpBuilder &b, mlir::Location l, mlir::Value x,
+                       mlir::Value y) {
+  if (mlir::isa<mlir::FloatType>(x.getType()))
+    return FOp::create(b, l, x, y);
+  return IOp::create(b, l, x, y);
+}
+
+/// log(softmax(x)) along `axis` (OnnxReduceOps.cpp; also the losses').
+mlir::Value buildLogSoftmax(NodeImporter &n, mlir::Value x,
+                            llvm::ArrayRef<int64_t> shape, ElemKind kind,
+                            int64_t axis);
 
 /// Numpy broadcast of shapes; nullopt when they do not broadcast.
 std::optional<std::vector<int64_t>>

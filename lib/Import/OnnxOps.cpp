@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -45,6 +46,8 @@ Type autoshard::onnx_import::getElemType(MLIRContext *ctx, ElemKind kind) {
   switch (kind) {
   case ElemKind::F32:
     return Float32Type::get(ctx);
+  case ElemKind::F64:
+    return Float64Type::get(ctx);
   case ElemKind::I64:
     return IntegerType::get(ctx, 64);
   case ElemKind::I32:
@@ -124,6 +127,20 @@ FailureOr<std::vector<int64_t>> NodeImporter::constInts(int64_t i,
   return out;
 }
 
+FailureOr<std::optional<std::vector<int64_t>>>
+NodeImporter::axesArg(int64_t i) {
+  // Before opset 13 (Squeeze, Unsqueeze, ReduceSum, Split) or 18 (the other
+  // reductions) the axes are an attribute; then an input.
+  if (std::optional<std::vector<int64_t>> a = attrInts("axes"))
+    return std::optional<std::vector<int64_t>>(*a);
+  if (!hasInput(i))
+    return std::optional<std::vector<int64_t>>();
+  FailureOr<std::vector<int64_t>> a = constInts(i, "the axes");
+  if (failed(a))
+    return failure();
+  return std::optional<std::vector<int64_t>>(*a);
+}
+
 LogicalResult NodeImporter::normalizeAxis(int64_t &axis, int64_t rank) {
   int64_t orig = axis;
   if (axis < 0)
@@ -166,10 +183,17 @@ Value NodeImporter::emptyTensor(ArrayRef<int64_t> shape, ElemKind kind) {
 
 Value NodeImporter::scalarConstant(OpBuilder &bb, double v, ElemKind kind) {
   Type t = getElemType(ctx, kind);
-  if (kind == ElemKind::F32)
+  if (isFloatKind(kind))
     return arith::ConstantOp::create(bb, loc, bb.getFloatAttr(t, v));
-  return arith::ConstantOp::create(
-      bb, loc, bb.getIntegerAttr(t, static_cast<int64_t>(v)));
+  // Saturate: reductions start integer max/min at +-infinity.
+  double lo = -9.2e18, hi = 9.2e18;
+  int64_t ilo = std::numeric_limits<int64_t>::min(),
+          ihi = std::numeric_limits<int64_t>::max();
+  if (kind == ElemKind::I32)
+    ilo = lo = std::numeric_limits<int32_t>::min(),
+    ihi = hi = std::numeric_limits<int32_t>::max();
+  int64_t iv = v <= lo ? ilo : v >= hi ? ihi : static_cast<int64_t>(v);
+  return arith::ConstantOp::create(bb, loc, bb.getIntegerAttr(t, iv));
 }
 
 Value NodeImporter::zeroFilled(ArrayRef<int64_t> shape, ElemKind kind) {
@@ -200,6 +224,8 @@ Value NodeImporter::materialize(const Val &v) {
   } else if (t.kind == ElemKind::F32) {
     std::vector<float> data(t.f.begin(), t.f.end());
     attr = DenseElementsAttr::get(type, ArrayRef<float>(data));
+  } else if (t.kind == ElemKind::F64) {
+    attr = DenseElementsAttr::get(type, ArrayRef<double>(t.f));
   } else if (t.kind == ElemKind::I64) {
     attr = DenseElementsAttr::get(type, ArrayRef<int64_t>(t.i));
   } else if (t.kind == ElemKind::I32) {
@@ -417,7 +443,7 @@ FailureOr<Value> NodeImporter::elementwise(ArrayRef<int64_t> inputIdx,
 
 Value NodeImporter::reduce(Value v, ArrayRef<int64_t> shape,
                            ArrayRef<int64_t> axes, ElemKind kind,
-                           const BodyFn &combine) {
+                           const BodyFn &combine, double initValue) {
   int64_t rank = shape.size();
   SmallVector<int64_t> outShape;
   SmallVector<AffineExpr> outExprs;
@@ -430,7 +456,10 @@ Value NodeImporter::reduce(Value v, ArrayRef<int64_t> shape,
       outExprs.push_back(b.getAffineDimExpr(d));
     }
   }
-  Value init = zeroFilled(outShape, kind);
+  Value init = linalg::FillOp::create(
+                   b, loc, ValueRange{scalarConstant(b, initValue, kind)},
+                   ValueRange{emptyTensor(outShape, kind)})
+                   .getResult(0);
   GenericInput input{v, b.getMultiDimIdentityMap(rank), std::nullopt};
   return buildGeneric({input}, outShape, kind, iters, init,
                       AffineMap::get(rank, 0, outExprs, ctx), combine)
@@ -480,7 +509,7 @@ static Value buildBinary(OpBuilder &b, Location loc, StringRef op, Value x,
 LogicalResult NodeImporter::convertElementwise(StringRef opType) {
   ElemKind kind = in(0).kind;
   auto needFloat = [&]() -> LogicalResult {
-    if (kind != ElemKind::F32)
+    if (!isFloatKind(kind))
       return error() << "expects a float input at run time";
     return success();
   };
@@ -921,11 +950,11 @@ LogicalResult NodeImporter::convertReshapeLike(StringRef opType) {
     outShape = {outer, inner};
   } else if (opType == "Squeeze") {
     std::vector<int64_t> axes;
-    if (hasInput(1)) {
-      FailureOr<std::vector<int64_t>> a = constInts(1, "the axes");
-      if (failed(a))
-        return failure();
-      axes = *a;
+    FailureOr<std::optional<std::vector<int64_t>>> a = axesArg(1);
+    if (failed(a))
+      return failure();
+    if (*a) {
+      axes = **a;
     } else {
       for (int64_t d = 0; d < x.rank(); ++d)
         if (x.shape[d] == 1)
@@ -942,9 +971,12 @@ LogicalResult NodeImporter::convertReshapeLike(StringRef opType) {
       if (!llvm::is_contained(axes, d))
         outShape.push_back(x.shape[d]);
   } else { // Unsqueeze
-    FailureOr<std::vector<int64_t>> axes = constInts(1, "the axes");
-    if (failed(axes))
+    FailureOr<std::optional<std::vector<int64_t>>> axesOr = axesArg(1);
+    if (failed(axesOr))
       return failure();
+    if (!*axesOr)
+      return error() << "has no axes";
+    std::vector<int64_t> *axes = &**axesOr;
     int64_t outRank = x.rank() + axes->size();
     std::vector<bool> isNew(outRank, false);
     for (int64_t a : *axes) {
@@ -1110,7 +1142,7 @@ LogicalResult NodeImporter::convertSplit() {
 
 LogicalResult NodeImporter::convertSoftmax() {
   const Val &x = in(0);
-  if (x.kind != ElemKind::F32)
+  if (!isFloatKind(x.kind))
     return error() << "expects a float input";
   int64_t axis = attrInt("axis", -1);
   if (failed(normalizeAxis(axis, x.rank())))
@@ -1129,7 +1161,7 @@ LogicalResult NodeImporter::convertSoftmax() {
 
 LogicalResult NodeImporter::convertLayerNorm() {
   const Val &x = in(0);
-  if (x.kind != ElemKind::F32)
+  if (!isFloatKind(x.kind))
     return error() << "expects a float input";
   for (int64_t o = 1; o < node->output_size(); ++o)
     if (!node->output(o).empty())
@@ -1211,75 +1243,6 @@ LogicalResult NodeImporter::convertLayerNorm() {
   return success();
 }
 
-LogicalResult NodeImporter::convertReduce(StringRef opType) {
-  const Val &x = in(0);
-  std::vector<int64_t> axes;
-  bool fromInput = opType == "ReduceSum" || opset >= 18;
-  if (fromInput && hasInput(1)) {
-    FailureOr<std::vector<int64_t>> a = constInts(1, "the axes");
-    if (failed(a))
-      return failure();
-    axes = *a;
-  } else if (!fromInput) {
-    if (std::optional<std::vector<int64_t>> a = attrInts("axes"))
-      axes = *a;
-  }
-  bool keepDims = attrInt("keepdims", 1);
-  if (axes.empty()) {
-    if (attrInt("noop_with_empty_axes", 0)) {
-      setOutput(0, materialize(x), x.kind);
-      return success();
-    }
-    for (int64_t d = 0; d < x.rank(); ++d)
-      axes.push_back(d);
-  }
-  for (int64_t &a : axes)
-    if (failed(normalizeAxis(a, x.rank())))
-      return failure();
-  llvm::sort(axes);
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  if (x.kind != ElemKind::F32 && opType == "ReduceMean")
-    return error() << "expects a float input";
-  int64_t count = 1;
-  for (int64_t a : axes)
-    count *= x.shape[a];
-  Value xv = materialize(x);
-  Value r = reduce(xv, x.shape, axes, x.kind,
-                   [](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
-                     if (isa<FloatType>(a[0].getType()))
-                       return arith::AddFOp::create(bb, l, a[0], a[1]);
-                     return arith::AddIOp::create(bb, l, a[0], a[1]);
-                   });
-  SmallVector<int64_t> ident(x.rank());
-  std::iota(ident.begin(), ident.end(), 0);
-  main.op = r.getDefiningOp();
-  main.operands = {OperandSource{0, ident}};
-  std::vector<int64_t> reducedShape, keptShape;
-  for (int64_t d = 0; d < x.rank(); ++d) {
-    bool red = llvm::is_contained(axes, d);
-    if (!red)
-      reducedShape.push_back(x.shape[d]);
-    keptShape.push_back(red ? 1 : x.shape[d]);
-  }
-  if (opType == "ReduceMean") {
-    double inv = 1.0 / static_cast<double>(count);
-    int64_t rr = reducedShape.size();
-    AffineMap id = b.getMultiDimIdentityMap(rr);
-    r = buildGeneric(
-            {GenericInput{r, id, std::nullopt}}, reducedShape, ElemKind::F32,
-            SmallVector<IteratorType>(rr, IteratorType::parallel), Value(), id,
-            [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
-              return arith::MulFOp::create(
-                  bb, l, a[0], scalarConstant(bb, inv, ElemKind::F32));
-            })
-            ->getResult(0);
-  }
-  if (keepDims)
-    r = reshapeTo(r, reducedShape, keptShape);
-  setOutput(0, r, x.kind);
-  return success();
-}
-
 LogicalResult NodeImporter::convertCast() {
   const Val &x = in(0);
   const onnx::AttributeProto *to = attr("to");
@@ -1297,7 +1260,11 @@ LogicalResult NodeImporter::convertCast() {
   FailureOr<Value> r = elementwise(
       {0}, dst, [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
         Value v = a[0];
-        if (from == ElemKind::F32 && dst == ElemKind::Bool) {
+        if (isFloatKind(from) && isFloatKind(dst))
+          return from == ElemKind::F32
+                     ? Value(arith::ExtFOp::create(bb, l, dstType, v))
+                     : Value(arith::TruncFOp::create(bb, l, dstType, v));
+        if (isFloatKind(from) && dst == ElemKind::Bool) {
           Value zero = scalarConstant(bb, 0.0, from);
           return arith::CmpFOp::create(bb, l, arith::CmpFPredicate::UNE, v,
                                        zero);
@@ -1307,9 +1274,9 @@ LogicalResult NodeImporter::convertCast() {
           return arith::CmpIOp::create(bb, l, arith::CmpIPredicate::ne, v,
                                        zero);
         }
-        if (from == ElemKind::F32)
+        if (isFloatKind(from))
           return arith::FPToSIOp::create(bb, l, dstType, v);
-        if (dst == ElemKind::F32)
+        if (isFloatKind(dst))
           return from == ElemKind::Bool
                      ? Value(arith::UIToFPOp::create(bb, l, dstType, v))
                      : Value(arith::SIToFPOp::create(bb, l, dstType, v));
@@ -1403,7 +1370,7 @@ LogicalResult NodeImporter::convert(const onnx::NodeProto &n, Location l,
                                  {"Gemm", 2},
                                  {"Gather", 2},
                                  {"Reshape", 2},
-                                 {"Unsqueeze", 2},
+                                 {"Unsqueeze", 1},
                                  {"Slice", 3},
                                  {"Expand", 2},
                                  {"LayerNormalization", 2}};
@@ -1476,8 +1443,6 @@ void autoshard::onnx_import::registerCoreOps(OpTable &t) {
       [](NodeImporter &n, StringRef) { return n.convertSoftmax(); });
   add({"LayerNormalization"},
       [](NodeImporter &n, StringRef) { return n.convertLayerNorm(); });
-  add({"ReduceMean", "ReduceSum"},
-      [](NodeImporter &n, StringRef op) { return n.convertReduce(op); });
   add({"Cast"}, [](NodeImporter &n, StringRef) { return n.convertCast(); });
   add({"Expand"}, [](NodeImporter &n, StringRef) { return n.convertExpand(); });
 }
@@ -1487,6 +1452,9 @@ const OpTable &autoshard::onnx_import::getOpTable() {
     OpTable t;
     registerCoreOps(t);
     registerConvOps(t);
+    registerMathOps(t);
+    registerReduceOps(t);
+    registerIndexOps(t);
     return t;
   }();
   return table;

@@ -1,6 +1,6 @@
 //===- OnnxImporter.h - ONNX models to linalg on tensors --------*- C++ -*-===//
 //
-// Imports an ONNX ModelProto (opsets 13 to 17) as `func.func @main` on
+// Imports an ONNX ModelProto (opsets 11 to 21) as `func.func @main` on
 // tensors (linalg, tensor, arith, math). Graph inputs, then float
 // initializers, become function arguments; weight values go to one .npy file
 // per initializer, never into the IR. Shape computations (Shape, Constant,

@@ -1,0 +1,411 @@
+//===- OnnxReduceOps.cpp - Reductions, arg-reductions, log-softmax --------===//
+//
+// Every Reduce* op is one reduction linalg.generic (with an elementwise map
+// before it, e.g. |x| or x^2, and after it, e.g. sqrt or log, where the op
+// has one); ArgMax/ArgMin, LogSoftmax, Hardmax, CumSum and TopK are built
+// from reductions and linalg.index, so the runtime needs no new kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporterImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace autoshard::onnx_import;
+using mlir::utils::IteratorType;
+
+namespace {
+
+Value cst(OpBuilder &b, Location l, Type t, double v) {
+  if (isa<FloatType>(t))
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
+  if (v >= 9.2e18)
+    return arith::ConstantOp::create(
+        b, l, b.getIntegerAttr(t, std::numeric_limits<int64_t>::max()));
+  if (v <= -9.2e18)
+    return arith::ConstantOp::create(
+        b, l, b.getIntegerAttr(t, std::numeric_limits<int64_t>::min()));
+  return arith::ConstantOp::create(b, l, b.getIntegerAttr(t, int64_t(v)));
+}
+
+Value maxOf(OpBuilder &b, Location l, Value x, Value y) {
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, l, x, y);
+}
+Value minOf(OpBuilder &b, Location l, Value x, Value y) {
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, l, x, y);
+}
+
+/// The shape of `shape` without `axes`, and with them as 1s.
+void reducedShapes(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes,
+                   std::vector<int64_t> &reduced, std::vector<int64_t> &kept) {
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    bool red = llvm::is_contained(axes, d);
+    if (!red)
+      reduced.push_back(shape[d]);
+    kept.push_back(red ? 1 : shape[d]);
+  }
+}
+
+/// The map reading a tensor reduced over `axes` inside loops over the full
+/// rank.
+AffineMap reducedMap(MLIRContext *ctx, int64_t rank, ArrayRef<int64_t> axes) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(axes, d))
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// An elementwise generic over `shape` (identity maps unless given).
+Value mapGeneric(NodeImporter &n, ArrayRef<GenericInput> ins,
+                 ArrayRef<int64_t> shape, ElemKind kind,
+                 const NodeImporter::BodyFn &body) {
+  int64_t rank = shape.size();
+  AffineMap id = n.getBuilder().getMultiDimIdentityMap(rank);
+  return n
+      .buildGeneric(ins, shape, kind,
+                    SmallVector<IteratorType>(rank, IteratorType::parallel),
+                    Value(), id, body)
+      ->getResult(0);
+}
+
+/// Sorted, deduplicated reduction axes of a Reduce* node; empty `axes` with
+/// noop_with_empty_axes returns nullopt (the identity).
+FailureOr<std::optional<std::vector<int64_t>>> reductionAxes(NodeImporter &n) {
+  const Val &x = n.in(0);
+  FailureOr<std::optional<std::vector<int64_t>>> a = n.axesArg(1);
+  if (failed(a))
+    return failure();
+  std::vector<int64_t> axes = a->value_or(std::vector<int64_t>());
+  if (axes.empty()) {
+    if (n.attrInt("noop_with_empty_axes", 0))
+      return std::optional<std::vector<int64_t>>();
+    axes.resize(x.rank());
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  for (int64_t &ax : axes)
+    if (failed(n.normalizeAxis(ax, x.rank())))
+      return failure();
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return std::optional<std::vector<int64_t>>(axes);
+}
+
+LogicalResult convertReduce(NodeImporter &n, StringRef op) {
+  const Val &x = n.in(0);
+  bool floatOnly = op == "ReduceMean" || op == "ReduceL2" ||
+                   op == "ReduceLogSum" || op == "ReduceLogSumExp";
+  if (floatOnly && !isFloatKind(x.kind))
+    return n.error() << "expects a float input";
+  FailureOr<std::optional<std::vector<int64_t>>> axesOr = reductionAxes(n);
+  if (failed(axesOr))
+    return failure();
+  if (!*axesOr) {
+    n.setOutput(0, n.materialize(x), x.kind);
+    return success();
+  }
+  const std::vector<int64_t> &axes = **axesOr;
+  int64_t count = 1;
+  for (int64_t a : axes)
+    count *= x.shape[a];
+  // Before: |x|, x^2 or exp(x); combine; after: sqrt, log or / count.
+  Value v = n.materialize(x);
+  if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" ||
+      op == "ReduceLogSumExp") {
+    GenericInput in{v, n.getBuilder().getMultiDimIdentityMap(x.rank()),
+                    std::nullopt};
+    v = mapGeneric(n, {in}, x.shape, x.kind,
+                   [&](OpBuilder &b, Location l, ArrayRef<Value> a) -> Value {
+                     if (op == "ReduceL1")
+                       return isa<FloatType>(a[0].getType())
+                                  ? Value(math::AbsFOp::create(b, l, a[0]))
+                                  : Value(math::AbsIOp::create(b, l, a[0]));
+                     if (op == "ReduceLogSumExp")
+                       return math::ExpOp::create(b, l, a[0]);
+                     return floatOrInt<arith::MulFOp, arith::MulIOp>(b, l, a[0], a[0]);
+                   });
+  }
+  double inf = std::numeric_limits<double>::infinity();
+  double init = op == "ReduceMax"    ? -inf
+                : op == "ReduceMin"  ? inf
+                : op == "ReduceProd" ? 1.0
+                                     : 0.0;
+  Value r = n.reduce(
+      v, x.shape, axes, x.kind,
+      [&](OpBuilder &b, Location l, ArrayRef<Value> a) -> Value {
+        if (op == "ReduceMax")
+          return maxOf(b, l, a[0], a[1]);
+        if (op == "ReduceMin")
+          return minOf(b, l, a[0], a[1]);
+        if (op == "ReduceProd")
+          return floatOrInt<arith::MulFOp, arith::MulIOp>(b, l, a[0], a[1]);
+        return floatOrInt<arith::AddFOp, arith::AddIOp>(b, l, a[0], a[1]);
+      },
+      init);
+  SmallVector<int64_t> ident(x.rank());
+  std::iota(ident.begin(), ident.end(), 0);
+  n.main.op = r.getDefiningOp();
+  n.main.operands = {OperandSource{0, ident}};
+  std::vector<int64_t> reduced, kept;
+  reducedShapes(x.shape, axes, reduced, kept);
+  if (op == "ReduceMean" || op == "ReduceL2" || op == "ReduceLogSum" ||
+      op == "ReduceLogSumExp") {
+    AffineMap id = n.getBuilder().getMultiDimIdentityMap(reduced.size());
+    r = mapGeneric(n, {GenericInput{r, id, std::nullopt}}, reduced, x.kind,
+                   [&](OpBuilder &b, Location l, ArrayRef<Value> a) -> Value {
+                     if (op == "ReduceMean")
+                       return arith::DivFOp::create(
+                           b, l, a[0], cst(b, l, a[0].getType(), count));
+                     if (op == "ReduceL2")
+                       return math::SqrtOp::create(b, l, a[0]);
+                     return math::LogOp::create(b, l, a[0]);
+                   });
+  }
+  if (n.attrInt("keepdims", 1))
+    r = n.reshapeTo(r, reduced, kept);
+  n.setOutput(0, r, x.kind);
+  return success();
+}
+
+/// Index of the first (or last) extreme of `x` along `axis`: the extreme by
+/// one reduction, then the smallest (largest) index holding it by another.
+Value argExtreme(NodeImporter &n, Value xv, ArrayRef<int64_t> shape,
+                 ElemKind kind, int64_t axis, bool isMax, bool last) {
+  MLIRContext *ctx = n.getBuilder().getContext();
+  int64_t rank = shape.size();
+  double inf = std::numeric_limits<double>::infinity();
+  Value m = n.reduce(
+      xv, shape, {axis}, kind,
+      [&](OpBuilder &b, Location l, ArrayRef<Value> a) -> Value {
+        return isMax ? maxOf(b, l, a[0], a[1]) : minOf(b, l, a[0], a[1]);
+      },
+      isMax ? -inf : inf);
+  std::vector<int64_t> reduced, kept;
+  reducedShapes(shape, {axis}, reduced, kept);
+  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+  iters[axis] = IteratorType::reduction;
+  OpBuilder &b = n.getBuilder();
+  Value init = linalg::FillOp::create(
+                   b, n.getLoc(),
+                   ValueRange{n.scalarConstant(
+                       b, last ? -1.0 : double(shape[axis]), ElemKind::I64)},
+                   ValueRange{n.emptyTensor(reduced, ElemKind::I64)})
+                   .getResult(0);
+  AffineMap rmap = reducedMap(ctx, rank, {axis});
+  return n
+      .buildGeneric(
+          {GenericInput{xv, b.getMultiDimIdentityMap(rank), std::nullopt},
+           GenericInput{m, rmap, std::nullopt}},
+          reduced, ElemKind::I64, iters, init, rmap,
+          [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+            Value idx = arith::IndexCastOp::create(
+                bb, l, bb.getI64Type(), linalg::IndexOp::create(bb, l, axis));
+            Value hit = isa<FloatType>(a[0].getType())
+                            ? Value(arith::CmpFOp::create(
+                                  bb, l, arith::CmpFPredicate::OEQ, a[0], a[1]))
+                            : Value(arith::CmpIOp::create(
+                                  bb, l, arith::CmpIPredicate::eq, a[0], a[1]));
+            Value better = last ? Value(arith::MaxSIOp::create(bb, l, a[2], idx))
+                                : Value(arith::MinSIOp::create(bb, l, a[2], idx));
+            return arith::SelectOp::create(bb, l, hit, better, a[2]);
+          })
+      ->getResult(0);
+}
+
+LogicalResult convertArgReduce(NodeImporter &n, StringRef op) {
+  const Val &x = n.in(0);
+  int64_t axis = n.attrInt("axis", 0);
+  if (failed(n.normalizeAxis(axis, x.rank())))
+    return failure();
+  Value r = argExtreme(n, n.materialize(x), x.shape, x.kind, axis,
+                       op == "ArgMax", n.attrInt("select_last_index", 0));
+  std::vector<int64_t> reduced, kept;
+  reducedShapes(x.shape, {axis}, reduced, kept);
+  if (n.attrInt("keepdims", 1))
+    r = n.reshapeTo(r, reduced, kept);
+  n.setOutput(0, r, ElemKind::I64);
+  return success();
+}
+
+/// Softmax-family axis handling: opset < 13 coerces the input to 2-D
+/// [prod(dims < axis), prod(dims >= axis)] and works on dim 1.
+struct Coerced {
+  Value x;
+  std::vector<int64_t> shape;
+  int64_t axis;
+};
+FailureOr<Coerced> softmaxInput(NodeImporter &n) {
+  const Val &x = n.in(0);
+  if (!isFloatKind(x.kind))
+    return n.error() << "expects a float input", failure();
+  bool legacy = n.getOpset() < 13;
+  int64_t axis = n.attrInt("axis", legacy ? 1 : -1);
+  if (failed(n.normalizeAxis(axis, x.rank())))
+    return failure();
+  Value v = n.materialize(x);
+  if (!legacy || x.rank() <= 1)
+    return Coerced{v, x.shape, axis};
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    (d < axis ? outer : inner) *= x.shape[d];
+  std::vector<int64_t> shape = {outer, inner};
+  return Coerced{n.reshapeTo(v, x.shape, shape), shape, 1};
+}
+
+void setSoftmaxOutput(NodeImporter &n, Value r, const Coerced &c) {
+  const Val &x = n.in(0);
+  if (c.shape != x.shape)
+    r = n.reshapeTo(r, c.shape, x.shape);
+  n.setOutput(0, r, x.kind);
+}
+
+/// x - max - log(sum(exp(x - max))) along the axis.
+Value logSoftmax(NodeImporter &n, Value xv, ArrayRef<int64_t> shape,
+                 ElemKind kind, int64_t axis) {
+  MLIRContext *ctx = n.getBuilder().getContext();
+  int64_t rank = shape.size();
+  double inf = std::numeric_limits<double>::infinity();
+  Value m = n.reduce(
+      xv, shape, {axis}, kind,
+      [](OpBuilder &b, Location l, ArrayRef<Value> a) {
+        return maxOf(b, l, a[0], a[1]);
+      },
+      -inf);
+  std::vector<int64_t> reduced, kept;
+  reducedShapes(shape, {axis}, reduced, kept);
+  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+  iters[axis] = IteratorType::reduction;
+  AffineMap id = n.getBuilder().getMultiDimIdentityMap(rank);
+  AffineMap rmap = reducedMap(ctx, rank, {axis});
+  Value init = n.zeroFilled(reduced, kind);
+  Value s = n.buildGeneric(
+                 {GenericInput{xv, id, std::nullopt},
+                  GenericInput{m, rmap, std::nullopt}},
+                 reduced, kind, iters, init, rmap,
+                 [](OpBuilder &b, Location l, ArrayRef<Value> a) -> Value {
+                   Value e = math::ExpOp::create(
+                       b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+                   return arith::AddFOp::create(b, l, a[2], e);
+                 })
+                ->getResult(0);
+  return mapGeneric(
+      n,
+      {GenericInput{xv, id, std::nullopt}, GenericInput{m, rmap, std::nullopt},
+       GenericInput{s, rmap, std::nullopt}},
+      shape, kind, [](OpBuilder &b, Location l, ArrayRef<Value> a) -> Value {
+        Value sh = arith::SubFOp::create(b, l, a[0], a[1]);
+        return arith::SubFOp::create(b, l, sh, math::LogOp::create(b, l, a[2]));
+      });
+}
+
+LogicalResult convertSoftmaxFamily(NodeImporter &n, StringRef op) {
+  FailureOr<Coerced> c = softmaxInput(n);
+  if (failed(c))
+    return failure();
+  ElemKind kind = n.in(0).kind;
+  Value r;
+  if (op == "LogSoftmax") {
+    r = logSoftmax(n, c->x, c->shape, kind, c->axis);
+  } else if (op == "Softmax") {
+    if (n.getOpset() >= 13)
+      return n.convertSoftmax(); // records the op a strategy applies to
+    OpBuilder &b = n.getBuilder();
+    r = linalg::SoftmaxOp::create(b, n.getLoc(),
+                                  TypeRange{n.tensorType(c->shape, kind)}, c->x,
+                                  n.emptyTensor(c->shape, kind), c->axis)
+            .getResult()[0];
+  } else { // Hardmax: 1 at the first maximum.
+    Value idx = argExtreme(n, c->x, c->shape, kind, c->axis, true, false);
+    MLIRContext *ctx = n.getBuilder().getContext();
+    int64_t rank = c->shape.size();
+    int64_t axis = c->axis;
+    r = mapGeneric(
+        n,
+        {GenericInput{idx, reducedMap(ctx, rank, {axis}), std::nullopt}},
+        c->shape, kind, [&](OpBuilder &b, Location l, ArrayRef<Value> a) {
+          Value i = arith::IndexCastOp::create(
+              b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
+          Value hit =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i, a[0]);
+          Type t = a[1].getType();
+          return Value(arith::SelectOp::create(b, l, hit, cst(b, l, t, 1),
+                                               cst(b, l, t, 0)));
+        });
+  }
+  setSoftmaxOutput(n, r, *c);
+  return success();
+}
+
+/// CumSum as a generic with a second loop over the axis: out[i] sums x[k]
+/// for k <= i (k < i exclusive; reversed: k >= i).
+LogicalResult convertCumSum(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0);
+  FailureOr<std::vector<int64_t>> axisV = n.constInts(1, "the axis");
+  if (failed(axisV))
+    return failure();
+  if (axisV->size() != 1)
+    return n.error() << "axis must hold one value";
+  int64_t axis = (*axisV)[0];
+  if (failed(n.normalizeAxis(axis, x.rank())))
+    return failure();
+  bool exclusive = n.attrInt("exclusive", 0), reverse = n.attrInt("reverse", 0);
+  int64_t rank = x.rank();
+  MLIRContext *ctx = n.getBuilder().getContext();
+  SmallVector<AffineExpr> inExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    inExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+  iters.push_back(IteratorType::reduction);
+  Value init = n.zeroFilled(x.shape, x.kind);
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  Value r =
+      n.buildGeneric(
+           {GenericInput{n.materialize(x),
+                         AffineMap::get(rank + 1, 0, inExprs, ctx),
+                         std::nullopt}},
+           x.shape, x.kind, iters, init,
+           AffineMap::get(rank + 1, 0, outExprs, ctx),
+           [&](OpBuilder &b, Location l, ArrayRef<Value> a) -> Value {
+             Value i = linalg::IndexOp::create(b, l, axis);
+             Value k = linalg::IndexOp::create(b, l, rank);
+             using P = arith::CmpIPredicate;
+             P p = reverse ? (exclusive ? P::ugt : P::uge)
+                           : (exclusive ? P::ult : P::ule);
+             Value take = arith::CmpIOp::create(b, l, p, k, i);
+             Value zero = cst(b, l, a[0].getType(), 0);
+             return floatOrInt<arith::AddFOp, arith::AddIOp>(
+                 b, l, a[1], arith::SelectOp::create(b, l, take, a[0], zero));
+           })
+          ->getResult(0);
+  n.setOutput(0, r, x.kind);
+  return success();
+}
+
+} // namespace
+
+Value autoshard::onnx_import::buildLogSoftmax(NodeImporter &n, Value x,
+                                              ArrayRef<int64_t> shape,
+                                              ElemKind kind, int64_t axis) {
+  return logSoftmax(n, x, shape, kind, axis);
+}
+
+void autoshard::onnx_import::registerReduceOps(OpTable &t) {
+  for (const char *op :
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+        "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+        "ReduceSumSquare"})
+    t[op] = convertReduce;
+  t["ArgMax"] = convertArgReduce;
+  t["ArgMin"] = convertArgReduce;
+  for (const char *op : {"Softmax", "LogSoftmax", "Hardmax"})
+    t[op] = convertSoftmaxFamily;
+  t["CumSum"] = convertCumSum;
+}
