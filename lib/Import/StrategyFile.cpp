@@ -101,7 +101,13 @@ public:
 
 private:
   Location locOf(yaml::Node *node) {
-    auto [line, col] = sm.getLineAndColumn(node->getSourceRange().Start);
+    // The YAML parser gives some nodes of a malformed file (a NUL byte
+    // inside a JSON flow mapping: found by fuzzing) a range outside the
+    // text: locate those at the file.
+    SMLoc start = node->getSourceRange().Start;
+    if (!start.isValid() || !sm.FindBufferContainingLoc(start))
+      return FileLineColLoc::get(ctx, name, 0, 0);
+    auto [line, col] = sm.getLineAndColumn(start);
     return FileLineColLoc::get(ctx, name, line, col);
   }
   InFlightDiagnostic error(const YNode &node) {
