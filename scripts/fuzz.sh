@@ -1,0 +1,38 @@
+#!/bin/sh
+# Builds the libFuzzer targets (fuzz/, clang-22 with -fsanitize=fuzzer,address)
+# in build-fuzz/ and runs each for SECONDS on a copy of the committed seed
+# corpus (fuzz/corpus/TARGET). Crashes land in build-fuzz/crashes/TARGET/;
+# each becomes a file in fuzz/corpus/TARGET and a regression test.
+#
+#   scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all, 60)
+#
+# Needs: apt-get install clang-22 libclang-rt-22-dev
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+target=${1:-all}
+seconds=${2:-60}
+build=$src/build-fuzz
+all="npy strategy"
+[ "$target" = all ] && target=$all
+
+if [ ! -f "$build/build.ninja" ]; then
+  mkdir -p "$build"
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DAUTOSHARD_FUZZ=ON -DAUTOSHARD_ENABLE_CUDA=OFF > "$build/configure.log"
+fi
+for t in $target; do
+  ninja -C "$build" "fuzz-$t"
+done
+for t in $target; do
+  corpus=$build/corpus/$t crashes=$build/crashes/$t
+  mkdir -p "$corpus" "$crashes"
+  cp "$src/fuzz/corpus/$t"/* "$corpus/"
+  echo "== fuzz-$t for $seconds s"
+  # -timeout: an input that takes over 10 s is a hang.
+  "$build/bin/fuzz-$t" "$corpus" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=4096 -artifact_prefix="$crashes/" -print_final_stats=1 \
+    2> "$build/fuzz-$t.log" || echo "fuzz-$t: crash, see $crashes and $build/fuzz-$t.log"
+  grep -E "^(#[0-9]+ *DONE|stat::number_of_executed_units|stat::peak_rss_mb)|cov:" \
+    "$build/fuzz-$t.log" | tail -3
+done
