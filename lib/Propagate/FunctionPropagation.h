@@ -12,8 +12,9 @@
 //  3. pricing (CostGraph.cpp): the solver graph (node costs, edges whose
 //     tables hold the reshard planner's times, user annotations as
 //     restrictions), every distinct reshard priced once (Pricing.h);
-//  4. solve (SolvePhase.cpp): the solver picks one candidate per node;
-//     layout-free producers follow their consumer; each value with several
+//  4. solve (SolvePhase.cpp): the solver picks one candidate per node
+//     (within the device's memory, MemoryBound.cpp); layout-free producers
+//     follow their consumer; each value with several
 //     uses gets its plan of reshards (ValuePlans.cpp);
 //  5. write-back (WriteBack.cpp, Reshards.cpp): strategies, layouts and the
 //     reshards the choice needs;
@@ -101,6 +102,20 @@ private:
   //===--- 4. Solve (SolvePhase.cpp) --------------------------------------===//
   mlir::LogicalResult solveGraph();
   void absorbLayoutFree();
+  /// Records `choice` on the nodes (layout-free producers absorbed).
+  void applySolution(const std::vector<unsigned> &choice);
+
+  //===--- 4a. Memory capacity (MemoryBound.cpp) --------------------------===//
+  /// Replaces `result` by the fastest plan found within memory_gib, or
+  /// fails with a one-line error.
+  mlir::LogicalResult boundMemory(const SolverOptions &sopts,
+                                  SolverResult &result);
+  /// The chosen plan's bytes per device (what the report counts).
+  double planMemory();
+  /// Bytes per device of each candidate's results at node `i`.
+  std::vector<double> candidateBytes(unsigned i);
+  /// Bytes per device of a value of `type` at layout `l`.
+  double tensorBytes(const TensorLayout &l, mlir::Type type);
 
   //===--- 4b. Value plans (ValuePlans.cpp) -------------------------------===//
   /// Plans every value with several uses (see ValuePlans.cpp); returns what
@@ -188,6 +203,8 @@ private:
     SmallVector<unsigned, 4> fromShared;
   };
   llvm::DenseMap<Value, ValuePlan> valuePlans;
+
+  llvm::DenseMap<std::pair<const void *, const void *>, double> bytesOf;
 
   // Write-back and report (phases 5, 6).
   llvm::DenseMap<const TensorLayout *, dist::LayoutAttr> layoutAttrs;

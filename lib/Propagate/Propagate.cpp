@@ -261,6 +261,8 @@ void DistPropagatePass::runOnOperation() {
   ReshardPlanner planner(model, *popts);
   PropagationReport report;
   report.solver = solver;
+  report.memoryBoundBytesPerDevice =
+      clusterSpec.memoryGiB * double(1ull << 30);
   // Only the JSON report lists per-op strategies; building them (layout
   // strings, printed locations) is a large share of the pass otherwise.
   report.wantStrategies = !this->report.empty() && this->report != "-";
@@ -276,6 +278,8 @@ void DistPropagatePass::runOnOperation() {
     if (std::optional<double> step = countTrainingMemory(func, model, report))
       report.memoryBytesPerDevice = before + *step;
   }
+  report.memoryFits =
+      report.memoryBytesPerDevice <= report.memoryBoundBytesPerDevice;
   module->setAttr(DistDialect::kMeshAttrName, *meshAttr);
   module->setAttr(kPlannerAttrName, getPlannerAttr(module.getContext(), *popts));
   if (!this->report.empty()) {

@@ -45,7 +45,7 @@ PropagationReport::toJSON(llvm::json::Array strategyList) const {
   llvm::json::Object coll;
   for (const auto &[kind, count] : collectives)
     coll[kind] = count;
-  return llvm::json::Object{{"solver", solver},
+  llvm::json::Object json{{"solver", solver},
                             {"optimal", optimal},
                             {"ops", numOps},
                             {"reshards", numReshards},
@@ -66,7 +66,15 @@ PropagationReport::toJSON(llvm::json::Array strategyList) const {
                             {"solver_cost_us", solverCostUs},
                             {"candidates", numCandidates},
                             {"priced_reshards", numPricedReshards},
-                            {"strategies", std::move(strategyList)}};
+                            {"strategies", std::move(strategyList)},
+                            {"memory_bound_bytes_per_device",
+                             memoryBoundBytesPerDevice},
+                            {"memory_fits", memoryFits}};
+  if (memoryBounded) {
+    json["unbounded_cost_us"] = unboundedCostUs;
+    json["unbounded_memory_bytes_per_device"] = unboundedMemoryBytesPerDevice;
+  }
+  return json;
 }
 
 bool PropagationReport::write(const std::string &path, std::string &error) {
@@ -84,8 +92,12 @@ bool PropagationReport::write(const std::string &path, std::string &error) {
        << llvm::format("  comm bytes per device: %.0f\n", commBytesPerDevice)
        << llvm::format("  comm time: %.3f us\n", commTimeUs)
        << llvm::format("  compute time: %.3f us\n", computeTimeUs)
-       << llvm::format("  memory per device: %.0f bytes\n",
-                       memoryBytesPerDevice);
+       << llvm::format("  memory per device: %.0f bytes (bound %.0f, %s)\n",
+                       memoryBytesPerDevice, memoryBoundBytesPerDevice,
+                       memoryFits ? "fits" : "does not fit");
+    if (memoryBounded)
+      os << llvm::format("    fastest plan: %.0f bytes, %.3f us\n",
+                         unboundedMemoryBytesPerDevice, unboundedCostUs);
     if (optimizerStateBytesPerDevice + activationBytesPerDevice > 0)
       os << llvm::format("    parameters %.0f, gradients %.0f, optimizer "
                          "state %.0f, activations %.0f\n",

@@ -36,6 +36,14 @@ struct PropagationReport {
   double optimizerStateBytesPerDevice = 0.0;
   double gradientBytesPerDevice = 0.0;
   double activationBytesPerDevice = 0.0;
+  /// memory_gib (cluster file) in bytes, and whether the plan is within it.
+  double memoryBoundBytesPerDevice = 0.0;
+  bool memoryFits = true;
+  /// Set when the fastest plan did not fit and a slower one that does was
+  /// taken (MemoryBound.cpp): the fastest plan's cost and bytes.
+  bool memoryBounded = false;
+  double unboundedCostUs = 0.0;
+  double unboundedMemoryBytesPerDevice = 0.0;
   /// Solver objective (compute + priced reshards), with each value of
   /// several uses charged its plan's reshards (ValuePlans.cpp): the cost of
   /// what the pass emits.

@@ -60,33 +60,8 @@ LogicalResult FunctionPropagation::reportInputReshards() {
   return success();
 }
 
-/// Memory: every value once, at its producer's layout (repeating layouts
-/// and types priced once); reshards' results are not counted.
+/// Memory: every value once, at its producer's layout (planMemory).
 void FunctionPropagation::reportMemory() {
-  llvm::DenseMap<std::pair<const void *, const void *>, double> bytesOf;
-  auto tensorBytes = [&](const TensorLayout &l, Type type) {
-    auto [it, inserted] = bytesOf.try_emplace(
-        {static_cast<const void *>(&l), type.getAsOpaquePointer()}, 0.0);
-    if (inserted)
-      it->second =
-          model.getTensorBytesPerDevice(l, getShape(type), getElemBytes(type));
-    return it->second;
-  };
-  for (BlockArgument arg : body.getArguments())
-    if (isa<RankedTensorType>(arg.getType()))
-      report.memoryBytesPerDevice +=
-          tensorBytes(nodes[arg.getArgNumber()].resultLayout(0), arg.getType());
-  for (unsigned i = firstOpNode; i < firstResult; ++i) {
-    const Node &n = nodes[i];
-    // A reshard's result is a copy of its input in passing, as for the
-    // reshards the pass emits.
-    if (isa<dist::ReshardOp>(n.op))
-      continue;
-    for (OpResult r : n.op->getResults())
-      if (isa<RankedTensorType>(r.getType()) &&
-          r.getResultNumber() < n.getNumResultLayouts())
-        report.memoryBytesPerDevice +=
-            tensorBytes(n.resultLayout(r.getResultNumber()), r.getType());
-  }
+  report.memoryBytesPerDevice += planMemory();
   report.numOps += firstResult - firstOpNode;
 }

@@ -36,13 +36,13 @@ LogicalResult FunctionPropagation::solveGraph() {
   report.solverNodes += graph.getNumNodes();
   if (!result.error.empty())
     return func.emitError("dist-propagate: solver failed: ") << result.error;
+  applySolution(result.assignment);
+  if (failed(boundMemory(sopts, result)))
+    return failure();
   report.optimal = report.optimal && result.optimal;
-  for (Node &n : nodes) {
-    n.chosen = &n.cands()[result.assignment[n.solverId]];
+  for (Node &n : nodes)
     if (n.kind == Node::Op)
       report.computeTimeUs += model.getComputeTimeUs(n.chosen->flops);
-  }
-  absorbLayoutFree();
   report.solverCostUs += result.cost + planValues();
   return success();
 }

@@ -18,6 +18,8 @@ def DistPropagate : Pass<"dist-propagate", "::mlir::ModuleOp"> {
     `dist.layout`, and every producer/consumer layout mismatch is an explicit
     `dist.reshard` right after the producer (shared by the consumers that
     need the same layout). Ops without a rule run replicated, with a remark.
+    The plan's bytes per device stay within the cluster's `memory_gib` (the
+    fastest plan that fits; none fitting is an error).
     The result depends only on the program, not on the order of its ops.
   }];
   let dependentDialects = ["::autoshard::dist::DistDialect"];
@@ -36,7 +38,8 @@ def DistPropagate : Pass<"dist-propagate", "::mlir::ModuleOp"> {
            "Write a JSON report to this file ('-': a readable summary on "
            "stdout)">,
     Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
-           "ClusterSpec JSON file for the cost model">,
+           "ClusterSpec JSON file for the cost model (its memory_gib "
+           "bounds the plan's bytes per device)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark at each reshard saying which consumer forced it "
            "and what it costs">,
