@@ -10,7 +10,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libabsl-dev googletest libgtest-dev
   libopenmpi-dev openmpi-bin
-  libopenblas-dev
+  libopenblas-dev libdnnl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libxxhash-dev
   python3-numpy
   libonnx-testdata

@@ -120,19 +120,21 @@ FailureOr<Window> readWindow(NodeImporter &n, ArrayRef<int64_t> in,
   return w;
 }
 
-/// `x` (NCHW) padded on H and W with `value`; `x` itself when unpadded.
+/// `x` padded with `value` on its last two (spatial) dims; `x` itself when
+/// unpadded.
 Value padSpatial(NodeImporter &n, Value x, const Window &w, double value) {
   if (!w.padLow[0] && !w.padLow[1] && !w.padHigh[0] && !w.padHigh[1])
     return x;
   OpBuilder &b = n.getBuilder();
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> shape(type.getShape());
-  SmallVector<OpFoldResult> low(4, b.getIndexAttr(0)),
-      high(4, b.getIndexAttr(0));
+  int64_t rank = type.getRank(), first = rank - 2;
+  SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0)),
+      high(rank, b.getIndexAttr(0));
   for (int64_t i = 0; i < 2; ++i) {
-    shape[2 + i] += w.padLow[i] + w.padHigh[i];
-    low[2 + i] = b.getIndexAttr(w.padLow[i]);
-    high[2 + i] = b.getIndexAttr(w.padHigh[i]);
+    shape[first + i] += w.padLow[i] + w.padHigh[i];
+    low[first + i] = b.getIndexAttr(w.padLow[i]);
+    high[first + i] = b.getIndexAttr(w.padHigh[i]);
   }
   Value pad = n.scalarConstant(b, value, ElemKind::F32);
   return tensor::PadOp::create(
@@ -203,7 +205,6 @@ LogicalResult convertConv(NodeImporter &n) {
 
   OpBuilder &b = n.getBuilder();
   Location loc = n.getLoc();
-  Value input = padSpatial(n, n.materialize(x), *w, 0.0);
   Value weight = n.materialize(wt);
   NamedAttribute attrs[] = {
       b.getNamedAttr("strides",
@@ -213,6 +214,7 @@ LogicalResult convertConv(NodeImporter &n) {
   SmallVector<int64_t> outShape = {batch, cout, w->out[0], w->out[1]};
   Value y;
   if (group == 1) {
+    Value input = padSpatial(n, n.materialize(x), *w, 0.0);
     Value init = n.zeroFilled(outShape, ElemKind::F32);
     auto op = linalg::Conv2DNchwFchwOp::create(
         b, loc, TypeRange{init.getType()}, ValueRange{input, weight},
@@ -223,11 +225,14 @@ LogicalResult convertConv(NodeImporter &n) {
     y = op.getResult(0);
   } else {
     // Grouped (depthwise when group == channels): a group dim split off the
-    // channels of input, weight and output.
-    auto type = cast<RankedTensorType>(input.getType());
-    int64_t hp = type.getDimSize(2), wp = type.getDimSize(3);
-    Value gin = n.reshapeTo(input, {batch, cin, hp, wp},
-                            {batch, group, cin / group, hp, wp});
+    // channels of input, weight and output; the pad right before the conv,
+    // where a spatial split finds it (lib/Partition/Halo.cpp).
+    int64_t h = x.shape[2], wd = x.shape[3];
+    Value gin = padSpatial(
+        n,
+        n.reshapeTo(n.materialize(x), {batch, cin, h, wd},
+                    {batch, group, cin / group, h, wd}),
+        *w, 0.0);
     Value gwt = n.reshapeTo(weight, wt.shape,
                             {group, cout / group, wt.shape[1], wt.shape[2],
                              wt.shape[3]});

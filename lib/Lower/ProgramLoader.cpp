@@ -118,6 +118,7 @@ private:
   void compileLinalg(linalg::LinalgOp op, rt::GenericSpec &spec,
                      ArrayRef<rt::ValueId> captureIds);
   LogicalResult finishKernels(func::FuncOp func);
+  void markWindowOp(linalg::LinalgOp op, rt::Instruction &inst);
   LogicalResult finishGpuKernels(func::FuncOp func);
 
   ModuleOp module;
@@ -933,8 +934,39 @@ LogicalResult Loader::lowerLinalg(linalg::LinalgOp op) {
   if (raw->getNumRegions() != 1 || raw->getRegion(0).empty())
     return raw->emitError("autoshard-run: unsupported op '")
            << raw->getName() << "'";
-  return addGeneric(raw, ranges, maps, op.getDpsInputs(), op.getDpsInits(),
-                    raw->getResults(), &raw->getRegion(0).front());
+  if (failed(addGeneric(raw, ranges, maps, op.getDpsInputs(),
+                        op.getDpsInits(), raw->getResults(),
+                        &raw->getRegion(0).front())))
+    return failure();
+  markWindowOp(op, program.instructions.back());
+  return success();
+}
+
+/// 2-D NCHW f32 convs and pools run as the backend's kernels (oneDNN on the
+/// CPU); the loop nest just built stays as the fallback.
+void Loader::markWindowOp(linalg::LinalgOp op, rt::Instruction &inst) {
+  Operation *raw = op.getOperation();
+  if (!isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp,
+           linalg::PoolingNchwSumOp>(raw) ||
+      !llvm::all_of(raw->getOperandTypes(),
+                    [](Type t) { return getElementTypeOrSelf(t).isF32(); }))
+    return;
+  auto ints = [](Attribute a) {
+    std::vector<int64_t> v;
+    for (const APInt &x : cast<DenseIntElementsAttr>(a).getValues<APInt>())
+      v.push_back(x.getSExtValue());
+    return v;
+  };
+  inst.strides = ints(raw->getAttr("strides"));
+  inst.offsets = ints(raw->getAttr("dilations"));
+  if (isa<linalg::Conv2DNchwFchwOp>(raw)) {
+    inst.kind = rt::OpKind::Conv2D;
+    return;
+  }
+  inst.kind = rt::OpKind::Pool2D;
+  auto window = cast<RankedTensorType>(raw->getOperand(1).getType());
+  inst.sizes.assign(window.getShape().begin(), window.getShape().end());
+  inst.dim = isa<linalg::PoolingNchwMaxOp>(raw) ? 0 : 1;
 }
 
 LogicalResult Loader::lowerElementwise(Operation *op) {

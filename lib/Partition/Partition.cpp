@@ -14,6 +14,7 @@
 #include "autoshard/Analysis/ModulePlannerOptions.h"
 #include "autoshard/Analysis/ReshardPlanner.h"
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
+#include "autoshard/Partition/Halo.h"
 #include "autoshard/Partition/SpmdBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -420,6 +421,8 @@ LogicalResult FuncPartitioner::localise(Operation *op,
     result = localisePad(o);
   else if (auto o = dyn_cast<tensor::ConcatOp>(op))
     result = localiseConcat(o);
+  else if (res0 && isSpatiallySplitWindow(op, *res0))
+    result = localiseSpatialWindow(cast<linalg::LinalgOp>(op), *res0, spmd);
   else if (auto o = dyn_cast<linalg::LinalgOp>(op))
     result = localiseLinalgIndex(o);
   else if (!isa<DestinationStyleOpInterface>(op) &&

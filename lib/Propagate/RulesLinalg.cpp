@@ -3,7 +3,8 @@
 // Every structured op's rule comes from its indexing maps and iterator
 // types: one factor per loop, each operand dim holding the loop its map
 // result names. A split reduction loop leaves partial results whose kind is
-// read off the body's combiner; linalg.softmax is written by hand.
+// read off the body's combiner; linalg.softmax is written by hand. 2-D
+// convolutions and pools may split their output rows and columns (halos).
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +88,35 @@ getLoopRanges(linalg::LinalgOp op, ArrayRef<AffineMap> maps, size_t numLoops) {
   if (numKnown != ranges.size())
     return op.getStaticLoopRanges();
   return ranges;
+}
+
+/// The 2-D NCHW convolutions and pools whose spatial splits
+/// --dist-partition localises (lib/Partition/Halo.cpp).
+static bool isSpatialWindowOp(Operation *op) {
+  return isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp,
+             linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op);
+}
+
+/// A window op's output rows (the loop `oh` of the input's `oh * s + kh * d`)
+/// may be split although the input's rows hold no factor: the input stays
+/// whole on that dim (the padded input is replicated there) and each device
+/// computes its own output rows from the window they need. The partitioner
+/// cuts that window out, and when the whole input was only all-gathered for
+/// this op it receives the window's halo rows from its neighbours instead.
+static void allowSpatialSplits(Operation *op, ArrayRef<AffineMap> maps,
+                               ShardingRule &rule) {
+  if (!isSpatialWindowOp(op))
+    return;
+  AffineMap outMap = maps.back();
+  for (AffineExpr expr : maps.front().getResults()) {
+    if (isa<AffineDimExpr, AffineConstantExpr>(expr))
+      continue;
+    expr.walk([&](AffineExpr e) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (dim && outMap.isFunctionOfDim(dim.getPosition()))
+        rule.factors[dim.getPosition()].kind = FactorKind::Parallel;
+    });
+  }
 }
 
 static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
@@ -178,6 +208,7 @@ static FailureOr<ShardingRule> getLinalgRule(linalg::LinalgOp op,
     }
     rule.operandDims.push_back(std::move(dims));
   }
+  allowSpatialSplits(op, maps, rule);
   rule.operandIsInit.assign(op->getNumOperands(), false);
   rule.tiedResult.assign(op->getNumOperands(), -1);
   rule.resultDims.reserve(op.getNumDpsInits());

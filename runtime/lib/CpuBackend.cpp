@@ -316,6 +316,19 @@ public:
     }
   }
 
+  bool hasWindowKernels() const override { return cpu::haveWindowKernels(); }
+  void conv2d(const Tensor &in, const Tensor &w, Tensor &out,
+              const std::vector<int64_t> &strides,
+              const std::vector<int64_t> &dilations) override {
+    cpu::conv2d(in, w, out, strides, dilations);
+  }
+  void pool2d(const Tensor &in, Tensor &out, const std::vector<int64_t> &kernel,
+              const std::vector<int64_t> &strides,
+              const std::vector<int64_t> &dilations,
+              ReductionKind kind) override {
+    cpu::pool2d(in, out, kernel, strides, dilations, kind);
+  }
+
   void accumulate(Tensor &acc, const Tensor &x, ReductionKind kind) override {
     checkSameType(acc, x, "accumulate");
     if (acc.getNumElements() != x.getNumElements())

@@ -295,6 +295,20 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     res = c;
     return;
   }
+  case OpKind::Conv2D:
+  case OpKind::Pool2D:
+    // The backend's kernel (oneDNN on the CPU), else the loop nest below.
+    if (backend.hasWindowKernels()) {
+      Tensor out = takeInit(env, inst.operands[2], current);
+      if (inst.kind == OpKind::Conv2D)
+        backend.conv2d(in(0), in(1), out, inst.strides, inst.offsets);
+      else
+        backend.pool2d(in(0), out, inst.sizes, inst.strides, inst.offsets,
+                       inst.dim == 0 ? ReductionKind::Max : ReductionKind::Sum);
+      res = out;
+      return;
+    }
+    [[fallthrough]];
   case OpKind::Generic: {
     const GenericSpec &g = *inst.generic;
     std::vector<const Tensor *> ins, caps;

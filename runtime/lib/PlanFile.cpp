@@ -437,7 +437,7 @@ private:
 
   Instruction getInstruction(const pb::Instruction &in) const {
     Instruction inst;
-    inst.kind = getEnum(in.kind(), OpKind::Collective, "instruction kind");
+    inst.kind = getEnum(in.kind(), OpKind::Pool2D, "instruction kind");
     inst.operands = getInts<std::vector<ValueId>>(in.operands());
     inst.results = getInts<std::vector<ValueId>>(in.results());
     inst.location = in.location();

@@ -41,6 +41,10 @@ std::string_view autoshard::rt::stringifyOpKind(OpKind kind) {
     return "process_index";
   case OpKind::Collective:
     return "collective";
+  case OpKind::Conv2D:
+    return "conv2d";
+  case OpKind::Pool2D:
+    return "pool2d";
   }
   return "?";
 }
@@ -58,6 +62,8 @@ static std::pair<int, int> getArity(const Instruction &inst) {
     return {1, 1};
   case OpKind::Matmul:
   case OpKind::BatchMatmul:
+  case OpKind::Conv2D:
+  case OpKind::Pool2D:
     return {3, 1};
   case OpKind::Generic:
     return {0, -1};
@@ -114,7 +120,11 @@ std::string Program::verify() const {
         return where + ": result already defined";
       defined[id] = true;
     }
-    if (inst.kind == OpKind::Generic) {
+    bool window = inst.kind == OpKind::Conv2D || inst.kind == OpKind::Pool2D;
+    if (window && (inst.strides.size() != 2 || inst.offsets.size() != 2 ||
+                   (inst.kind == OpKind::Pool2D && inst.sizes.size() != 2)))
+      return where + ": expects 2 strides, dilations (and pool sizes)";
+    if (inst.kind == OpKind::Generic || window) {
       if (!inst.generic)
         return where + ": missing loop nest";
       const GenericSpec &g = *inst.generic;

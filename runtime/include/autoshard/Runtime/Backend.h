@@ -67,6 +67,24 @@ public:
   /// The same over a leading batch dim on all three.
   virtual void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c,
                            bool transA, bool transB, bool accumulate) = 0;
+  /// OpKind::Conv2D and Pool2D with the backend's own kernels (NCHW f32,
+  /// input already padded). A backend that returns false here gets those
+  /// instructions' loop nests (generic) instead.
+  virtual bool hasWindowKernels() const { return false; }
+  /// out += conv(in, w); w is [F, C, KH, KW].
+  virtual void conv2d(const Tensor &in, const Tensor &w, Tensor &out,
+                      const std::vector<int64_t> &strides,
+                      const std::vector<int64_t> &dilations) {
+    throw Error(getName() + " backend has no conv2d kernel");
+  }
+  /// out = max(out, window max) or out += window sum, window [KH, KW].
+  virtual void pool2d(const Tensor &in, Tensor &out,
+                      const std::vector<int64_t> &kernel,
+                      const std::vector<int64_t> &strides,
+                      const std::vector<int64_t> &dilations,
+                      ReductionKind kind) {
+    throw Error(getName() + " backend has no pool2d kernel");
+  }
   /// Called once per Executor before it runs `program`: the CUDA backend
   /// loads the program's generated kernels (Program::gpuModule) here.
   virtual void prepare(const Program &program) {}

@@ -180,6 +180,14 @@ enum class OpKind : uint8_t {
   ProcessIndex, // results: mesh coordinate on each of `axes` (rank-0 i64);
                 // `dim` == 1 means one result: the linear position
   Collective,   // operands[0] -> results[0], see `collective`
+  // 2-D NCHW window ops of f32 tensors whose input the program has padded
+  // already; `generic` holds the same op as a loop nest, which backends
+  // without their own kernel run instead (operands as in that nest).
+  Conv2D, // operands: in, weight [F, C, KH, KW], init; init += conv;
+          // strides = window strides, offsets = dilations
+  Pool2D, // operands: in, window, init; init = max(init, window max) (dim 0)
+          // or init += window sum (dim 1); sizes = [KH, KW], strides,
+          // offsets = dilations
 };
 
 std::string_view stringifyOpKind(OpKind kind);
