@@ -574,7 +574,12 @@ std::string loadPlanBytes(const std::string &path) {
 #ifdef AUTOSHARD_HAVE_MPI
   if (job.size > 1) {
     int64_t size = error.empty() ? static_cast<int64_t>(bytes.size()) : -1;
-    MPI_Bcast(&size, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    // The others sleep while rank 0 compiles: a blocking broadcast would
+    // spin and starve the compiler on an oversubscribed host.
+    MPI_Request request;
+    MPI_Ibcast(&size, 1, MPI_INT64_T, 0, MPI_COMM_WORLD, &request);
+    for (int done = 0; MPI_Test(&request, &done, MPI_STATUS_IGNORE), !done;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
     if (size < 0 && job.rank != 0)
       throw rt::Error("rank 0 could not compile '" + path + "'");
     if (size >= 0) {
