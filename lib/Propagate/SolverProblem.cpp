@@ -25,14 +25,17 @@ using namespace autoshard;
 
 namespace autoshard::solver {
 
-Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
-  auto parallelFor = [&](size_t n, const std::function<void(size_t)> &fn) {
-    if (parallel && n > 1)
-      return parallel(n, fn);
-    for (size_t i = 0; i < n; ++i)
-      fn(i);
-  };
-  Problem pb;
+static bool finite(double c) { return std::fabs(c) < kInfeasibleCost / 2; }
+
+/// A cost in internal units: whole multiples of 1/scale, infeasible kept.
+static double quantiseCost(double c, double scale) {
+  return finite(c) ? roundToWhole(c * scale) : kInfeasibleCost;
+}
+
+/// Restrictions resolved (each node's allowed candidates) and node costs
+/// quantised; returns the scale (internal units per unit of the graph's
+/// costs).
+static double resolveAndQuantiseNodes(const SolverGraph &graph, Problem &pb) {
   pb.n = graph.getNumNodes();
   pb.allowed = resolveRestrictionsSparse(graph);
   pb.unrestricted.resize(pb.n);
@@ -49,7 +52,6 @@ Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
   // stay ties, and adding a constant to a table commutes with everything
   // (the elimination memo matches tables up to a constant). The rounding is
   // below 2^-52 of the largest possible total.
-  auto finite = [](double c) { return std::fabs(c) < kInfeasibleCost / 2; };
   auto largest = [&](const std::vector<double> &costs) {
     double most = 0.0;
     for (double c : costs)
@@ -80,9 +82,7 @@ Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
   // Internal units per unit of the graph's costs; results are reported in
   // the graph's own units (solve() evaluates the graph).
   const double scale = bound > 0.0 ? std::ldexp(1.0, 51 - exp) : 1.0;
-  auto quantise = [&](double c) {
-    return finite(c) ? roundToWhole(c * scale) : kInfeasibleCost;
-  };
+  auto quantise = [&](double c) { return quantiseCost(c, scale); };
   // Unrestricted nodes with the same cost vector share its quantised copy.
   std::unordered_map<const void *, std::shared_ptr<const std::vector<double>>>
       quantisedUnary;
@@ -111,8 +111,12 @@ Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
     if (shared)
       *shared = std::move(unary);
   }
+  return scale;
+}
 
-  // Rank = key order (ties by id). The keys' first 8 bytes, big-endian and
+/// Rank = key order (ties by id).
+static void rankNodes(const SolverGraph &graph, Problem &pb) {
+  // The keys' first 8 bytes, big-endian and
   // zero-padded, order them as the strings do wherever they differ, so most
   // comparisons never touch the strings.
   std::vector<std::pair<uint64_t, unsigned>> byKey(pb.n);
@@ -136,7 +140,10 @@ Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
   pb.rank.resize(pb.n);
   for (unsigned i = 0; i < pb.n; ++i)
     pb.rank[pb.rankOrder[i]] = i;
+}
 
+/// Each node's depth along the edges (the elimination's tie-break).
+static void computeDepths(const SolverGraph &graph, Problem &pb) {
   // Depths by Kahn's algorithm (the order of the sweep does not matter).
   {
     const auto &es = graph.getEdges();
@@ -164,9 +171,21 @@ Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
       }
     }
   }
+}
 
+/// The pairs of nodes joined by edges, with their summed, quantised
+/// matrices (shared between pairs of equal content) and spreads.
+static void buildPairs(const SolverGraph &graph, Problem &pb, double scale,
+                       const ParallelFor &parallel) {
   // Group edges per unordered pair of nodes, in rank order of the pair
   // (then in the order the edges were added, as the sums below require).
+  auto parallelFor = [&](size_t n, const std::function<void(size_t)> &fn) {
+    if (parallel && n > 1)
+      return parallel(n, fn);
+    for (size_t i = 0; i < n; ++i)
+      fn(i);
+  };
+  auto quantise = [&](double c) { return quantiseCost(c, scale); };
   const auto &edges = graph.getEdges();
   std::vector<std::pair<uint64_t, unsigned>> byPair;
   byPair.reserve(edges.size());
@@ -310,7 +329,10 @@ Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
     p.m = p.matrix->data();
     p.spread = sh.spread;
   }
+}
 
+/// Each node's pairs, as a CSR index.
+static void indexIncidentPairs(Problem &pb) {
   pb.incidentBegin.assign(pb.n + 1, 0);
   for (const Pair &p : pb.pairs)
     ++pb.incidentBegin[p.a + 1], ++pb.incidentBegin[p.b + 1];
@@ -325,6 +347,15 @@ Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
       pb.incidentIds[fill[pb.pairs[id].b]++] = id;
     }
   }
+}
+
+Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
+  Problem pb;
+  double scale = resolveAndQuantiseNodes(graph, pb);
+  rankNodes(graph, pb);
+  computeDepths(graph, pb);
+  buildPairs(graph, pb, scale, parallel);
+  indexIncidentPairs(pb);
   return pb;
 }
 
