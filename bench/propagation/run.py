@@ -15,7 +15,11 @@ include/autoshard/Analysis/CostModel.h, so neither tool grades its own work;
 autoshard's counts are also cross-checked with its --dist-partition report.
 Bytes are compared with an analytic reference (see reference_bytes and
 bench/README.md); times are the passes' own wall time from --mlir-timing
-(parsing and printing excluded), best of N runs.
+(parsing and printing excluded), best of N runs. With --memory-fraction F,
+autoshard's propagation is also timed with memory_gib set to F times its
+fastest plan's bytes per device (the bound binds for F < 1), next to the
+unbounded run and upstream's, as ratios, with the bounded plan's bytes and
+cost.
 
 python3 standard library only.
 """
@@ -360,6 +364,9 @@ def main():
     ap.add_argument("--count", metavar="FILE",
                     help="only count and price the collectives of a partitioned module")
     ap.add_argument("--keep", metavar="DIR", help="keep generated and partitioned files here")
+    ap.add_argument("--memory-fraction", type=float, metavar="F",
+                    help="also time autoshard's propagation under a memory bound: memory_gib = F "
+                         "times the fastest plan's bytes per device (F < 1 makes the bound bind)")
     args = ap.parse_args()
     if args.count:
         return count_only(args.count)
@@ -412,6 +419,7 @@ def main():
     meta["load_average_at_end"] = round(os.getloadavg()[0], 2)
     add_marginal_times(results)
     print_tables(results)
+    print_bounded(results)
     print("# load average (1 min) at start %.1f, at end %.1f" % (
         meta["load_average_at_start"], meta["load_average_at_end"]))
     if args.json:
@@ -496,12 +504,75 @@ def bench_one(model, L, args, mesh, sizes, mlir_opt, as_opt, tmp):
             with open(prop_report) as f:
                 report = json.load(f)
             au["solver"], au["solver_optimal"] = report.get("solver"), report.get("optimal")
+            au["memory_bytes"] = report.get("memory_bytes_per_device")
+            au["cost_us"] = report.get("total_cost_us")
         except (OSError, ValueError, subprocess.SubprocessError):
             pass
+        if args.memory_fraction and au.get("memory_bytes"):
+            rec["bounded"] = bench_bounded(src, au, args, runs, timing, workdir, as_opt)
     if not up["error"] and not au["error"] and up["prop_s"]:
         rec["time_ratio_prop"] = au["prop_s"] / up["prop_s"]
         rec["time_ratio_full"] = au["full_s"] / up["full_s"] if up["full_s"] else None
     return rec
+
+
+def bench_bounded(src, au, args, runs, timing, workdir, as_opt):
+    """autoshard's propagation time (best of `runs`) with memory_gib set to
+    --memory-fraction of the fastest plan's bytes per device, and the plan
+    it gives: {prop_s, memory_bytes, cost_us, fits, error}."""
+    bound = args.memory_fraction * au["memory_bytes"]
+    cluster = os.path.join(workdir, "cluster-bounded.json")
+    with open(cluster, "w") as f:
+        json.dump({"memory_gib": bound / 2.0 ** 30}, f)
+    solver = " solver=" + args.solver if args.solver else ""
+    res = {"prop_s": None, "memory_bytes": None, "cost_us": None, "fits": None,
+           "bound_bytes": bound, "error": None}
+    for _ in range(runs):
+        r = run_tool([as_opt, src, "--dist-propagate=cluster=" + cluster + solver,
+                      "-o", os.devnull] + timing, args.timeout)
+        if r.rc != 0:
+            res["error"] = failure(r, args.timeout)
+            return res
+        t = pass_times(r.stderr).get(AUTOSHARD_TIMERS["prop"])
+        if t is not None:
+            res["prop_s"] = t if res["prop_s"] is None else min(res["prop_s"], t)
+    report_path = os.path.join(workdir, "propagate-bounded.json")
+    r = run_tool([as_opt, src, "--dist-propagate=cluster=%s report=%s%s" % (cluster, report_path, solver),
+                  "-o", os.devnull], args.timeout)
+    if r.rc == 0:
+        with open(report_path) as f:
+            report = json.load(f)
+        res["memory_bytes"] = report.get("memory_bytes_per_device")
+        res["cost_us"] = report.get("total_cost_us")
+        res["fits"] = report.get("memory_fits")
+    return res
+
+
+def print_bounded(results):
+    rows = []
+    for r in results:
+        b, au, up = r.get("bounded"), r["autoshard"], r["upstream"]
+        if not b:
+            continue
+        row = [r["model"], str(r["layers"]), "%.0f" % au["memory_bytes"], "%.0f" % b["bound_bytes"]]
+        if b["error"]:
+            row += [(b["error"], 6)]
+        else:
+            row += ["-" if b["memory_bytes"] is None else "%.0f" % b["memory_bytes"],
+                    "-" if au.get("cost_us") is None else "%.2f" % au["cost_us"],
+                    "-" if b["cost_us"] is None else "%.2f" % b["cost_us"],
+                    fmt_ms(au["prop_s"]), fmt_ms(b["prop_s"]),
+                    fmt_x(b["prop_s"] / au["prop_s"] if b["prop_s"] and au["prop_s"] else None)]
+        row.append(fmt_x(b["prop_s"] / up["prop_s"]
+                         if b.get("prop_s") and not up["error"] and up["prop_s"] else None))
+        rows.append(row)
+    if not rows:
+        return
+    print()
+    print("Memory bound (autoshard, memory_gib = fraction x the fastest plan's bytes per device;")
+    print("      bytes per device, plan cost in us, propagation ms; ratios of propagation time)")
+    table(("model", "L", "fastest B", "bound B", "bounded B", "fastest us", "bounded us",
+           "as prop", "as bounded", "bounded/free", "bounded/up"), rows)
 
 
 def add_marginal_times(results):
