@@ -209,7 +209,18 @@ int driver::runTrain(MLIRContext &ctx, const TrainOptions &o) {
       !PassPipelineInfo::lookup("autoshard-pipeline"))
     return fail("the dist-training-step pass or the autoshard-pipeline is "
                 "not registered in this build");
-  OwningOpRef<ModuleOp> module = loadInput(ctx, o.compile);
+  // Programs, outputs and (unless --weights-dir) an ONNX model's weights go
+  // to the work dir, never into the current directory.
+  FailureOr<std::string> work = makeWorkDir(o.workDir, "autoshard-train");
+  if (failed(work))
+    return 1;
+  CompileOptions compileOptions = o.compile;
+  if (compileOptions.weightsDir.empty()) {
+    SmallString<128> weights(*work);
+    llvm::sys::path::append(weights, "weights");
+    compileOptions.weightsDir = std::string(weights);
+  }
+  OwningOpRef<ModuleOp> module = loadInput(ctx, compileOptions);
   if (!module)
     return 1;
   auto meshAttr = (*module)->getAttrOfType<dist::MeshAttr>(
@@ -229,9 +240,6 @@ int driver::runTrain(MLIRContext &ctx, const TrainOptions &o) {
 
   absolutizeWeights(*module, o.compile.input);
   if (failed(runPipeline(*module, trainPipeline(o, *axis))))
-    return 1;
-  FailureOr<std::string> work = makeWorkDir(o.workDir, "autoshard-train");
-  if (failed(work))
     return 1;
   SmallString<128> program(*work), outputs(*work);
   llvm::sys::path::append(program, "train_step.mlir");

@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -25,14 +26,84 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
-/// One `autoshard-run PROGRAM` on `ranks` ranks, writing outputs to outDir.
+/// One `autoshard-run PROGRAM` on `ranks` ranks, writing outputs to outDir;
+/// seeded weights scaled like real initialisers; `magnitudes`: on |inputs|.
 static int runProgram(const RankTools &tools, StringRef program, int ranks,
-                      StringRef outDir, const VerifyOptions &o) {
+                      StringRef outDir, const VerifyOptions &o,
+                      bool magnitudes = false) {
   SmallVector<std::string> args = {"--seed", std::to_string(o.seed),
-                                   "--output-dir", outDir.str()};
+                                   "--output-dir", outDir.str(),
+                                   "--fan-in-init"};
+  if (magnitudes)
+    args.push_back("--abs-inputs");
   if (o.backend != "cpu")
     args.push_back("--backend=" + o.backend);
   return runRanks(tools, program, ranks, args);
+}
+
+namespace {
+struct Comparison {
+  double maxAbs = 0;     // largest |got - ref| of the finite elements
+  double worstRatio = 0; // largest |got - ref| / bound
+  std::string mismatch;  // the first element out of bounds, if any
+};
+} // namespace
+
+/// The tolerance rule (see VerifyOptions::rtol): non-finite elements must be
+/// identical (the same inf, NaN where NaN); finite ones within
+/// atol + rtol * M, M = min(max(|ref|, |mag|), max |ref| of the output).
+static Comparison compareOutput(const rt::Tensor &got, const rt::Tensor &ref,
+                                const rt::Tensor &mag, double rtol,
+                                double atol) {
+  Comparison c;
+  if (got.getDType() != ref.getDType() || got.getShape() != ref.getShape()) {
+    c.mismatch =
+        "type mismatch: " + got.getTypeString() + " vs " + ref.getTypeString();
+    return c;
+  }
+  if (mag.getShape() != ref.getShape())
+    throw rt::Error("the run on |inputs| gave " + mag.getTypeString() +
+                    " for " + ref.getTypeString());
+  // M_i = max(|ref_i|, |mag_i|) bounds what rounding scales with, but it
+  // compounds through layers (no cancellation in |W| |x|) and can exceed
+  // the output by orders of magnitude; capped at the output's scale so a
+  // wrong element of rtol of that scale is always caught.
+  double scale = 0;
+  for (int64_t k = 0; k < ref.getNumElements(); ++k)
+    if (std::isfinite(ref.getAsDouble(k)))
+      scale = std::max(scale, std::fabs(ref.getAsDouble(k)));
+  for (int64_t k = 0; k < ref.getNumElements(); ++k) {
+    double a = got.getAsDouble(k), b = ref.getAsDouble(k);
+    std::string bad;
+    if (!std::isfinite(a) || !std::isfinite(b)) {
+      if (!(a == b || (std::isnan(a) && std::isnan(b))))
+        bad = "non-finite values differ";
+    } else {
+      double m = std::min(std::max(std::fabs(b), std::fabs(mag.getAsDouble(k))),
+                          scale);
+      double bound = atol + rtol * m;
+      double err = std::fabs(a - b);
+      c.maxAbs = std::max(c.maxAbs, err);
+      c.worstRatio = std::max(c.worstRatio, bound > 0 ? err / bound : 0.0);
+      if (err > bound)
+        bad = llvm::formatv("|diff| {0:e3} > bound {1:e3} (M {2:e3})", err,
+                            bound, m);
+    }
+    if (!bad.empty() && c.mismatch.empty())
+      c.mismatch = llvm::formatv(
+          "element {0}: got {1:e6}, expected {2:e6}: {3}", k, a, b, bad);
+  }
+  return c;
+}
+
+/// --debug-perturb: plants a wrong element 0 (`relative` of max |ref|).
+static void perturb(rt::Tensor &got, const rt::Tensor &ref, double relative) {
+  if (got.getNumElements() == 0 || !rt::isFloatDType(got.getDType()))
+    return;
+  double scale = 0;
+  for (int64_t k = 0; k < ref.getNumElements(); ++k)
+    scale = std::max(scale, std::fabs(ref.getAsDouble(k)));
+  got.setFromDouble(0, got.getAsDouble(0) + relative * scale);
 }
 
 int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
@@ -55,14 +126,15 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
   OwningOpRef<ModuleOp> original = loadInput(ctx, compileOptions);
   if (!original)
     return 1;
-  auto meshAttr =
-      (*original)->getAttrOfType<dist::MeshAttr>(dist::DistDialect::kMeshAttrName);
+  auto meshAttr = (*original)->getAttrOfType<dist::MeshAttr>(
+      dist::DistDialect::kMeshAttrName);
   OwningOpRef<ModuleOp> partitioned = original->clone();
   if (failed(compile(*partitioned, o.compile)))
     return 1;
   if (!meshAttr)
-    meshAttr = (*partitioned)->getAttrOfType<dist::MeshAttr>(
-        dist::DistDialect::kMeshAttrName);
+    meshAttr =
+        (*partitioned)
+            ->getAttrOfType<dist::MeshAttr>(dist::DistDialect::kMeshAttrName);
   if (!meshAttr)
     return fail("no mesh: give --mesh or a dist.mesh module attribute");
   int ranks = o.ranks ? o.ranks : meshAttr.getNumDevices();
@@ -88,29 +160,32 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
       runProgram(*tools, partitionedPath, ranks, distDir, o))
     return 1;
 
+  std::string magDir = path("magnitude");
+  if (runProgram(*tools, originalPath, 1, magDir, o, /*magnitudes=*/true))
+    return 1;
+
   // Compare every output the reference run wrote.
   int numOutputs = 0;
   bool ok = true;
   for (int i = 0;; ++i) {
     std::string name = "output_" + std::to_string(i) + ".npy";
-    std::string ref = refDir + "/" + name, got = distDir + "/" + name;
+    std::string ref = refDir + "/" + name;
     if (!llvm::sys::fs::exists(ref))
       break;
     ++numOutputs;
     try {
-      rt::Tensor a = rt::readNpy(got), b = rt::readNpy(ref);
-      double maxAbs = 0;
-      std::string mismatch = rt::compareTensors(a, b, o.rtol, o.atol, maxAbs);
-      double maxRef = 0;
-      if (mismatch.empty() || a.getNumElements() == b.getNumElements())
-        for (int64_t k = 0; k < b.getNumElements(); ++k)
-          maxRef = std::max(maxRef, std::fabs(b.getAsDouble(k)));
-      double rel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
+      rt::Tensor got = rt::readNpy(distDir + "/" + name),
+                 want = rt::readNpy(ref),
+                 mag = rt::readNpy(magDir + "/" + name);
+      if (i == 0 && o.debugPerturb != 0)
+        perturb(got, want, o.debugPerturb);
+      Comparison c = compareOutput(got, want, mag, o.rtol, o.atol);
       llvm::outs() << llvm::formatv(
-          "  output {0} {1}: max abs err {2:e3}, max rel err {3:e3}  {4}\n", i,
-          b.getTypeString(), maxAbs, rel, mismatch.empty() ? "ok" : "MISMATCH");
-      if (!mismatch.empty()) {
-        llvm::outs() << "    " << mismatch << "\n";
+          "  output {0} {1}: max abs err {2:e3}, max err/bound {3:f3}  {4}\n",
+          i, want.getTypeString(), c.maxAbs, c.worstRatio,
+          c.mismatch.empty() ? "ok" : "MISMATCH");
+      if (!c.mismatch.empty()) {
+        llvm::outs() << "    " << c.mismatch << "\n";
         ok = false;
       }
     } catch (const rt::Error &e) {
@@ -122,6 +197,10 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
     return fail("the reference run wrote no outputs into '" + refDir + "'");
   llvm::outs() << "autoshard verify: " << (ok ? "PASS" : "FAIL") << " ("
                << numOutputs << " output" << (numOutputs == 1 ? "" : "s")
-               << ", rtol " << o.rtol << ", atol " << o.atol << ")\n";
+               << "; per element |got - ref| <= atol + rtol * M, M = "
+                  "min(max(|ref|, the program on |inputs|), the output's "
+                  "max |ref|); rtol "
+               << llvm::format("%.3g (%g float32 eps), atol %g)\n", o.rtol,
+                               o.rtol / 0x1p-23, o.atol);
   return ok ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-//===- Verify.h - autoshard verify: partitioned vs single device -*- C++ -*-===//
+//===- Verify.h - autoshard verify: partitioned vs single device -*- C++
+//-*-===//
 #ifndef AUTOSHARD_TOOLS_AUTOSHARD_VERIFY_H
 #define AUTOSHARD_TOOLS_AUTOSHARD_VERIFY_H
 
@@ -10,7 +11,16 @@ struct VerifyOptions {
   CompileOptions compile;
   int ranks = 0; // 0: the mesh size
   std::string backend = "cpu";
-  double rtol = 1e-4, atol = 1e-5;
+  /// Per element |got - ref| <= atol + rtol * M, M = max(|ref|, the same
+  /// element of the program run on |inputs|) capped at the output's max
+  /// |ref|: rounding error scales with the sum of absolute products of each
+  /// contraction, not with |ref| (cancellation). rtol: 64 float32
+  /// epsilons; no absolute floor (an element whose products are all zero
+  /// is exactly zero in any order). docs/robustness.md derives it.
+  double rtol = 64 * 0x1p-23, atol = 0;
+  /// Testing: output 0's element 0 of the partitioned run is moved by this
+  /// much of the output's scale (max |ref|) before comparing.
+  double debugPerturb = 0;
   unsigned seed = 1;
   std::string workDir;
   const char *argv0 = nullptr;

@@ -58,7 +58,8 @@ static cl::opt<std::string>
     weightsDir("weights-dir",
                cl::desc("Where ONNX initializers are written as .npy "
                         "(default: OUT.weights for -o OUT.mlir, else "
-                        "./MODEL.weights; verify: its work dir)"),
+                        "./MODEL.weights; verify and train: their work "
+                        "dir)"),
                cl::value_desc("dir"), BOTH);
 static cl::opt<std::string>
     report("report", cl::desc("Write the propagation report (JSON) here"),
@@ -112,12 +113,21 @@ static cl::opt<int> ranks("ranks",
 static cl::opt<std::string> backend("backend", cl::desc("cpu | cuda"),
                                     cl::init("cpu"), cl::sub(compileCmd),
                                     RUNS);
-static cl::opt<double> rtolOpt("rtol", cl::desc("Relative tolerance"),
-                            cl::init(1e-4), cl::sub(verifyCmd),
-                            cl::cat(category));
+static cl::opt<double> rtolOpt(
+    "rtol",
+    cl::desc("Relative tolerance: per element |got - ref| <= atol + rtol * M, "
+             "M = max(|ref|, the program run on |inputs|: the sums of "
+             "absolute products rounding scales with) capped at the "
+             "output's max |ref| (default: 64 float32 eps = 7.63e-06)"),
+    cl::init(64 * 0x1p-23), cl::sub(verifyCmd), cl::cat(category));
 static cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance"),
-                            cl::init(1e-5), cl::sub(verifyCmd),
+                            cl::init(0), cl::sub(verifyCmd),
                             cl::cat(category));
+static cl::opt<double> debugPerturb(
+    "debug-perturb", cl::Hidden, cl::init(0),
+    cl::desc("Testing: plant a wrong element 0 in output 0 (this fraction "
+             "of max |ref|)"),
+    cl::sub(verifyCmd), cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input initialiser"),
                               cl::init(1), RUNS);
 static cl::opt<std::string>
@@ -338,6 +348,7 @@ int main(int argc, char **argv) {
     v.backend = backend;
     v.rtol = rtolOpt;
     v.atol = atolOpt;
+    v.debugPerturb = debugPerturb;
     v.seed = seed;
     v.workDir = workDir;
     v.argv0 = argv[0];
