@@ -145,8 +145,7 @@ public:
                  ReductionKind kind, const AxisList &axes) override {
     MPI_Request request;
     MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, toInt(count),
-                   getMpiType(type), getMpiOp(kind, type), get(axes),
-                   &request);
+                   getMpiType(type), getMpiOp(kind, type), get(axes), &request);
     finish("all_reduce", axes, &request);
   }
 
@@ -175,8 +174,8 @@ public:
                      const AxisList &axes) override {
     MPI_Request request;
     MPI_Ireduce_scatter_block(send, recv, toInt(countPerMember),
-                              getMpiType(type), getMpiOp(kind, type),
-                              get(axes), &request);
+                              getMpiType(type), getMpiOp(kind, type), get(axes),
+                              &request);
     finish("reduce_scatter", axes, &request);
   }
 
@@ -233,8 +232,8 @@ public:
     int mine = toInt(bytes);
     std::vector<int> counts(rank == 0 ? size : 0);
     MPI_Request request;
-    MPI_Igather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0,
-                MPI_COMM_WORLD, &request);
+    MPI_Igather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD,
+                &request);
     finish("gather", worldKey(), &request);
     std::vector<int> displs = displacements(counts);
     std::vector<uint8_t> all;
@@ -242,8 +241,8 @@ public:
       all.resize(displs.empty()
                      ? 0
                      : static_cast<size_t>(displs.back()) + counts.back());
-    MPI_Igatherv(send, mine, MPI_BYTE, all.data(), counts.data(),
-                 displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD, &request);
+    MPI_Igatherv(send, mine, MPI_BYTE, all.data(), counts.data(), displs.data(),
+                 MPI_BYTE, 0, MPI_COMM_WORLD, &request);
     finish("gather", worldKey(), &request);
     std::vector<std::vector<uint8_t>> out;
     for (size_t r = 0; r < counts.size(); ++r)
@@ -342,10 +341,9 @@ private:
       auto it = entered.find(key);
       std::string answer =
           std::to_string(it == entered.end() ? 0 : it->second) + " " +
-          (current.kind
-               ? "it waits in " +
-                     describe(current.kind, current.key, current.seq)
-               : std::string("it is between collectives"));
+          (current.kind ? "it waits in " +
+                              describe(current.kind, current.key, current.seq)
+                        : std::string("it is between collectives"));
       MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR,
                status.MPI_SOURCE, kReplyTag, MPI_COMM_WORLD);
     }
@@ -394,9 +392,9 @@ private:
                 it->second.substr(space + 1) + ")";
     }
     std::sort(arrived.begin(), arrived.end());
-    std::string message =
-        "timed out (--timeout) in " +
-        describe(current.kind, current.key, current.seq) + ": ";
+    std::string message = "timed out (--timeout) in " +
+                          describe(current.kind, current.key, current.seq) +
+                          ": ";
     if (!silent.empty())
       message += joinRanks(silent) +
                  " did not arrive (no answer: stopped, dead or busy outside "
