@@ -242,8 +242,12 @@ LogicalResult convertConv(NodeImporter &n) {
     auto op = linalg::Conv2DNgchwGfchwOp::create(
         b, loc, TypeRange{init.getType()}, ValueRange{gin, gwt},
         ValueRange{init}, attrs);
-    // No main op: a node layout of the 4-D channels cannot name the group
-    // dim and the channel-in-group dim apart.
+    // Channels are group-major, so a node layout's channel split is the
+    // group dim's (the channel-in-group dims stay whole).
+    n.main.op = op;
+    n.main.operands = {OperandSource{0, {0, 1, -1, 2, 3}},
+                       OperandSource{1, {0, -1, 1, 2, 3}}};
+    n.main.resultDims = SmallVector<int64_t>{0, 1, -1, 2, 3};
     y = n.reshapeTo(op.getResult(0), gout, outShape);
   }
   if (hasBias)
