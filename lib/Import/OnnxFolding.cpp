@@ -226,6 +226,108 @@ FailureOr<HostTensor> autoshard::onnx_import::readTensorProto(
   return h;
 }
 
+FailureOr<HostTensor> autoshard::onnx_import::readNpyHost(StringRef path,
+                                                          std::string &error) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf) {
+    error = "cannot read '" + path.str() + "': " + buf.getError().message();
+    return failure();
+  }
+  StringRef bytes = (*buf)->getBuffer();
+  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY")) {
+    error = "'" + path.str() + "' is not a .npy file";
+    return failure();
+  }
+  uint8_t major = bytes[6];
+  size_t headerLen = major == 1 ? (uint8_t(bytes[8]) | uint8_t(bytes[9]) << 8)
+                                : 0;
+  size_t start = 10;
+  if (major >= 2 && bytes.size() >= 12) {
+    headerLen = uint8_t(bytes[8]) | uint8_t(bytes[9]) << 8 |
+                uint8_t(bytes[10]) << 16 | uint32_t(uint8_t(bytes[11])) << 24;
+    start = 12;
+  }
+  if (start + headerLen > bytes.size()) {
+    error = "'" + path.str() + "' has a truncated header";
+    return failure();
+  }
+  StringRef header = bytes.substr(start, headerLen);
+  StringRef data = bytes.substr(start + headerLen);
+  auto field = [&](StringRef key) {
+    size_t k = header.find(key);
+    return k == StringRef::npos ? StringRef() : header.substr(k + key.size());
+  };
+  StringRef descr = field("'descr': '").take_until([](char c) { return c == '\''; });
+  if (field("'fortran_order': ").starts_with("True")) {
+    error = "'" + path.str() + "' is in Fortran order; save it in C order";
+    return failure();
+  }
+  HostTensor h;
+  StringRef shapeText =
+      field("'shape': (").take_until([](char c) { return c == ')'; });
+  SmallVector<StringRef> dims;
+  shapeText.split(dims, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef d : dims) {
+    int64_t v;
+    if (d.trim().getAsInteger(10, v) || v < 0) {
+      error = "'" + path.str() + "' has a bad shape (" + shapeText.str() + ")";
+      return failure();
+    }
+    h.shape.push_back(v);
+  }
+  struct Type {
+    const char *descr;
+    ElemKind kind;
+    size_t size;
+  };
+  static const Type kTypes[] = {
+      {"<f4", ElemKind::F32, 4}, {"<f8", ElemKind::F64, 8},
+      {"<i8", ElemKind::I64, 8}, {"<i4", ElemKind::I32, 4},
+      {"|b1", ElemKind::Bool, 1}, {"|u1", ElemKind::I32, 1},
+      {"|i1", ElemKind::I32, 1}};
+  const Type *type = nullptr;
+  for (const Type &t : kTypes)
+    if (descr == t.descr)
+      type = &t;
+  if (!type) {
+    error = "'" + path.str() + "' holds dtype '" + descr.str() +
+            "'; float32/64, int8/32/64, uint8 and bool are read";
+    return failure();
+  }
+  h.kind = type->kind;
+  int64_t n = h.numel();
+  if (data.size() < static_cast<size_t>(n) * type->size) {
+    error = "'" + path.str() + "' holds fewer values than its shape";
+    return failure();
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const char *p = data.data() + k * type->size;
+    StringRef d = type->descr;
+    if (d == "<f4") {
+      float v;
+      std::memcpy(&v, p, 4);
+      h.f.push_back(v);
+    } else if (d == "<f8") {
+      double v;
+      std::memcpy(&v, p, 8);
+      h.f.push_back(v);
+    } else if (d == "<i8") {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      h.i.push_back(v);
+    } else if (d == "<i4") {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      h.i.push_back(v);
+    } else if (d == "|i1") {
+      h.i.push_back(int8_t(*p));
+    } else {
+      h.i.push_back(uint8_t(*p));
+    }
+  }
+  return h;
+}
+
 namespace {
 /// Row-major strides with 0 for dims broadcast against `out`.
 std::vector<int64_t> broadcastStrides(ArrayRef<int64_t> shape,

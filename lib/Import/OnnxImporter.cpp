@@ -151,14 +151,42 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
   for (const onnx::TensorProto &t : graph.initializer())
     initNames.insert(t.name());
   // Graph inputs that are not initializers (IR < 4 lists weights as inputs).
+  llvm::StringMap<std::string> frozen;
+  for (const auto &[name, file] : options.freeze)
+    frozen[name] = file;
   for (const onnx::ValueInfoProto &vi : graph.input()) {
     if (initNames.contains(vi.name()))
       continue;
     ArgInfo arg{vi.name(), {}, ElemKind::F32, "", ""};
     if (failed(staticShape(vi, arg.shape, arg.kind, nodeLoc(vi.name()))))
       return failure();
-    args.push_back(arg);
+    auto it = frozen.find(vi.name());
+    if (it == frozen.end()) {
+      args.push_back(arg);
+      continue;
+    }
+    // --freeze: the input's value is known now and folds like a constant.
+    std::string err;
+    FailureOr<HostTensor> h = readNpyHost(it->second, err);
+    if (failed(h))
+      return emitError(nodeLoc(vi.name())) << "--freeze " << vi.name() << ": "
+                                           << err;
+    if (h->shape != arg.shape || isFloatKind(h->kind) != isFloatKind(arg.kind))
+      return emitError(nodeLoc(vi.name()))
+             << "--freeze " << vi.name() << ": '" << it->second
+             << "' does not match the graph input's type "
+             << RankedTensorType::get(arg.shape, getElemType(ctx, arg.kind));
+    h->kind = arg.kind;
+    Val v;
+    v.shape = h->shape;
+    v.kind = h->kind;
+    v.constant = std::make_shared<HostTensor>(std::move(*h));
+    values[vi.name()] = std::move(v);
+    frozen.erase(it);
   }
+  for (const auto &kv : frozen)
+    return emitError(fileLoc) << "--freeze " << kv.getKey()
+                              << ": the model has no graph input of that name";
   // Float initializers are weights: arguments, values in .npy files. Integer
   // initializers are shape data and fold like constants.
   std::error_code ec = llvm::sys::fs::create_directories(options.weightsDir);
@@ -632,6 +660,11 @@ void autoshard::registerOnnxImportTranslation() {
       "weights-dir",
       llvm::cl::desc("Directory for the .npy weight files of --import-onnx"),
       llvm::cl::value_desc("dir"), llvm::cl::init("."));
+  static llvm::cl::list<std::string> freeze(
+      "freeze",
+      llvm::cl::desc("Graph input NAME gets FILE.npy's value at import time "
+                     "(--import-onnx)"),
+      llvm::cl::value_desc("NAME=FILE.npy"));
   static TranslateToMLIRRegistration reg(
       "import-onnx", "import an ONNX model (opsets 11-21)",
       [](llvm::SourceMgr &sm, MLIRContext *ctx) -> OwningOpRef<Operation *> {
@@ -639,6 +672,10 @@ void autoshard::registerOnnxImportTranslation() {
         OnnxImportOptions options;
         options.strategyFile = strategy;
         options.weightsDir = weightsDir;
+        for (StringRef f : freeze) {
+          auto [name, file] = f.split('=');
+          options.freeze.emplace_back(name.str(), file.str());
+        }
         OwningOpRef<ModuleOp> m = importOnnxModel(
             buf->getBuffer(), buf->getBufferIdentifier(), ctx, options);
         return OwningOpRef<Operation *>(m.release());

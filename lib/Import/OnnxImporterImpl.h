@@ -244,6 +244,12 @@ mlir::Value floatOrInt(mlir::OpBuilder &b, mlir::Location l, mlir::Value x,
   return IOp::create(b, l, x, y);
 }
 
+/// A generic operand holding loop `dim`'s index (0..size-1, i64) in a nest
+/// of `numLoops` loops: an iota constant rather than linalg.index, so that
+/// the op fuses and splits like any other (a split iota is the global index).
+GenericInput loopIndex(NodeImporter &n, int64_t dim, int64_t size,
+                       int64_t numLoops);
+
 /// log(softmax(x)) along `axis` (OnnxReduceOps.cpp; also the losses').
 mlir::Value buildLogSoftmax(NodeImporter &n, mlir::Value x,
                             llvm::ArrayRef<int64_t> shape, ElemKind kind,
@@ -258,6 +264,10 @@ HostTensor sliceHost(const HostTensor &x, llvm::ArrayRef<int64_t> offsets,
                      llvm::ArrayRef<int64_t> sizes,
                      llvm::ArrayRef<int64_t> strides);
 HostTensor expandHost(const HostTensor &x, llvm::ArrayRef<int64_t> outShape);
+
+/// Reads a C-order .npy file (f4, f8, i8, i4, i1, u1, b1) as a HostTensor.
+mlir::FailureOr<HostTensor> readNpyHost(llvm::StringRef path,
+                                        std::string &error);
 
 /// Reads a TensorProto (inline or external data next to `modelDir`).
 mlir::FailureOr<HostTensor> readTensorProto(const onnx::TensorProto &t,

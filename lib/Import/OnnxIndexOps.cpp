@@ -32,8 +32,317 @@ LogicalResult convertSize(NodeImporter &n, StringRef) {
   return success();
 }
 
+/// An index read from a tensor inside a generic body, as `index`.
+Value toIndex(OpBuilder &b, Location l, Value v) {
+  return arith::IndexCastOp::create(b, l, b.getIndexType(), v);
+}
+
+/// NegativeLogLikelihoodLoss on log-probabilities `logp` [N, C, d...] with
+/// integer targets [N, d...]: per element -logp[n, t, d] * w[t] (0 where
+/// t == ignore_index), then reduced as `reduction` says ("mean" divides by
+/// the summed weights of the kept elements).
+LogicalResult nllLoss(NodeImporter &n, Value logp, ArrayRef<int64_t> shape,
+                      ElemKind kind, const Val &target, const Val *weight) {
+  if (isFloatKind(target.kind) || target.kind == ElemKind::Bool)
+    return n.error() << "expects integer targets";
+  if (static_cast<int64_t>(shape.size()) != target.rank() + 1 ||
+      shape[0] != target.shape[0])
+    return n.error() << "target shape does not match the input's [N, d...]";
+  std::string reduction = "mean";
+  if (const onnx::AttributeProto *a = n.attr("reduction"))
+    reduction = a->s();
+  if (reduction != "mean" && reduction != "sum" && reduction != "none")
+    return n.error() << "reduction '" << reduction << "' is not one of "
+                     << "none, sum, mean";
+  const onnx::AttributeProto *ignoreAttr = n.attr("ignore_index");
+  int64_t ignore = ignoreAttr ? ignoreAttr->i() : 0;
+  int64_t classes = shape[1];
+  Value w = weight ? n.materialize(*weight) : Value();
+  Value t = n.materialize(target);
+  int64_t rank = target.rank();
+  OpBuilder &b = n.getBuilder();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  // One generic per output: the weighted loss and (for mean) the weight.
+  SmallVector<GenericInput> ins = {GenericInput{t, id, std::nullopt}};
+  for (int64_t d = 0; d < rank; ++d)
+    ins.push_back(loopIndex(n, d, target.shape[d], rank));
+  auto perElement = [&](bool lossOut) {
+    return n
+        .buildGeneric(
+            ins, target.shape, kind,
+            SmallVector<IteratorType>(rank, IteratorType::parallel), Value(),
+            id,
+            [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+              Type ft = a.back().getType();
+              Value tv = a[0];
+              Value zeroI = arith::ConstantOp::create(
+                  bb, l, bb.getIntegerAttr(tv.getType(), 0));
+              Value kept = arith::ConstantOp::create(bb, l, bb.getBoolAttr(1));
+              if (ignoreAttr)
+                kept = arith::CmpIOp::create(
+                    bb, l, arith::CmpIPredicate::ne, tv,
+                    arith::ConstantOp::create(
+                        bb, l, bb.getIntegerAttr(tv.getType(), ignore)));
+              // An ignored target may lie outside [0, C): read class 0.
+              Value cls = toIndex(bb, l, arith::SelectOp::create(bb, l, kept, tv,
+                                                                 zeroI));
+              Value wv = arith::ConstantOp::create(bb, l, bb.getFloatAttr(ft, 1));
+              if (w)
+                wv = tensor::ExtractOp::create(bb, l, w, ValueRange{cls});
+              Value zero = arith::ConstantOp::create(bb, l, bb.getFloatAttr(ft, 0));
+              wv = arith::SelectOp::create(bb, l, kept, wv, zero);
+              if (!lossOut)
+                return wv;
+              SmallVector<Value> idx = {toIndex(bb, l, a[1]), cls};
+              for (int64_t d = 1; d < rank; ++d)
+                idx.push_back(toIndex(bb, l, a[1 + d]));
+              Value x = tensor::ExtractOp::create(bb, l, logp, idx);
+              return arith::NegFOp::create(bb, l,
+                                           arith::MulFOp::create(bb, l, x, wv));
+            })
+        ->getResult(0);
+  };
+  (void)classes;
+  Value loss = perElement(true);
+  if (reduction == "none") {
+    n.setOutput(0, loss, kind);
+    return success();
+  }
+  std::vector<int64_t> all(rank);
+  std::iota(all.begin(), all.end(), 0);
+  auto sum = [&](Value v) {
+    return n.reduce(v, target.shape, all, kind,
+                    [](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+                      return Value(arith::AddFOp::create(bb, l, a[0], a[1]));
+                    });
+  };
+  Value total = sum(loss);
+  if (reduction == "mean") {
+    Value wsum = sum(perElement(false));
+    total = n.buildGeneric(
+                 {GenericInput{total, AffineMap::get(0, 0, {}, b.getContext()),
+                               std::nullopt},
+                  GenericInput{wsum, AffineMap::get(0, 0, {}, b.getContext()),
+                               std::nullopt}},
+                 {}, kind, {}, Value(), AffineMap::get(0, 0, {}, b.getContext()),
+                 [](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+                   return Value(arith::DivFOp::create(bb, l, a[0], a[1]));
+                 })
+                ->getResult(0);
+  }
+  n.setOutput(0, total, kind);
+  return success();
+}
+
+LogicalResult convertLoss(NodeImporter &n, StringRef op) {
+  const Val &x = n.in(0);
+  if (!isFloatKind(x.kind))
+    return n.error() << "expects a float input";
+  if (x.rank() < 2)
+    return n.error() << "expects an input of rank 2 or more [N, C, d...]";
+  const Val *weight = n.hasInput(2) ? &n.in(2) : nullptr;
+  if (weight && (weight->rank() != 1 || weight->shape[0] != x.shape[1]))
+    return n.error() << "weight must have one value per class";
+  Value logp = n.materialize(x);
+  if (op == "SoftmaxCrossEntropyLoss") {
+    logp = buildLogSoftmax(n, logp, x.shape, x.kind, 1);
+    n.setOutput(1, logp, x.kind);
+  }
+  return nllLoss(n, logp, x.shape, x.kind, n.in(1), weight);
+}
+
+/// Loops over `shape` with every loop's index as an operand (after `ins`).
+SmallVector<GenericInput> withLoopIndices(NodeImporter &n,
+                                          ArrayRef<GenericInput> ins,
+                                          ArrayRef<int64_t> shape) {
+  SmallVector<GenericInput> all(ins.begin(), ins.end());
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    all.push_back(loopIndex(n, d, shape[d], shape.size()));
+  return all;
+}
+
+Value parallelGeneric(NodeImporter &n, ArrayRef<GenericInput> ins,
+                      ArrayRef<int64_t> shape, ElemKind kind,
+                      const NodeImporter::BodyFn &body) {
+  int64_t rank = shape.size();
+  return n
+      .buildGeneric(ins, shape, kind,
+                    SmallVector<IteratorType>(rank, IteratorType::parallel),
+                    Value(), n.getBuilder().getMultiDimIdentityMap(rank), body)
+      ->getResult(0);
+}
+
+/// A possibly negative index into a dim of `size`, as `index`.
+Value wrapIndex(OpBuilder &b, Location l, Value v, int64_t size) {
+  Value zero = arith::ConstantOp::create(b, l, b.getIntegerAttr(v.getType(), 0));
+  Value sz =
+      arith::ConstantOp::create(b, l, b.getIntegerAttr(v.getType(), size));
+  Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, v, zero);
+  return toIndex(b, l,
+                 arith::SelectOp::create(b, l, neg,
+                                         arith::AddIOp::create(b, l, v, sz), v));
+}
+
+/// GatherElements: out[p] = data[p with p[axis] = indices[p]].
+LogicalResult convertGatherElements(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0), &idx = n.in(1);
+  if (isFloatKind(idx.kind) || idx.kind == ElemKind::Bool)
+    return n.error() << "expects integer indices";
+  if (idx.rank() != x.rank())
+    return n.error() << "indices must have the data's rank";
+  int64_t axis = n.attrInt("axis", 0);
+  if (failed(n.normalizeAxis(axis, x.rank())))
+    return failure();
+  Value data = n.materialize(x);
+  int64_t rank = x.rank();
+  AffineMap id = n.getBuilder().getMultiDimIdentityMap(rank);
+  Value r = parallelGeneric(
+      n,
+      withLoopIndices(n, {GenericInput{n.materialize(idx), id, std::nullopt}},
+                      idx.shape),
+      idx.shape, x.kind, [&](OpBuilder &b, Location l, ArrayRef<Value> a) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(d == axis ? wrapIndex(b, l, a[0], x.shape[axis])
+                                 : toIndex(b, l, a[1 + d]));
+        return Value(tensor::ExtractOp::create(b, l, data, at));
+      });
+  n.setOutput(0, r, x.kind);
+  return success();
+}
+
+/// Tile: out[p] = x[p mod shape].
+LogicalResult convertTile(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0);
+  FailureOr<std::vector<int64_t>> reps = n.constInts(1, "the repeats");
+  if (failed(reps))
+    return failure();
+  if (static_cast<int64_t>(reps->size()) != x.rank())
+    return n.error() << "repeats must have one entry per input dim";
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if ((*reps)[d] < 0)
+      return n.error() << "repeats must not be negative";
+    out.push_back(x.shape[d] * (*reps)[d]);
+  }
+  Value data = n.materialize(x);
+  Value r = parallelGeneric(
+      n, withLoopIndices(n, {}, out), out, x.kind,
+      [&](OpBuilder &b, Location l, ArrayRef<Value> a) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < x.rank(); ++d) {
+          Value sz = arith::ConstantOp::create(
+              b, l, b.getI64IntegerAttr(std::max<int64_t>(x.shape[d], 1)));
+          at.push_back(toIndex(b, l, arith::RemSIOp::create(b, l, a[d], sz)));
+        }
+        return Value(tensor::ExtractOp::create(b, l, data, at));
+      });
+  n.setOutput(0, r, x.kind);
+  return success();
+}
+
+/// Trilu: keep x where col - row >= k (upper) or <= k (lower), else 0.
+LogicalResult convertTrilu(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0);
+  if (x.rank() < 2)
+    return n.error() << "expects an input of rank 2 or more";
+  int64_t k = 0;
+  if (n.hasInput(1)) {
+    FailureOr<std::vector<int64_t>> kv = n.constInts(1, "k");
+    if (failed(kv))
+      return failure();
+    if (kv->size() != 1)
+      return n.error() << "k must hold one value";
+    k = (*kv)[0];
+  }
+  bool upper = n.attrInt("upper", 1);
+  int64_t rank = x.rank();
+  AffineMap id = n.getBuilder().getMultiDimIdentityMap(rank);
+  MLIRContext *ctx = n.getBuilder().getContext();
+  Value r = parallelGeneric(
+      n,
+      {GenericInput{n.materialize(x), id, std::nullopt},
+       loopIndex(n, rank - 2, x.shape[rank - 2], rank),
+       loopIndex(n, rank - 1, x.shape[rank - 1], rank)},
+      x.shape, x.kind, [&](OpBuilder &b, Location l, ArrayRef<Value> a) {
+        Value diff = arith::SubIOp::create(b, l, a[2], a[1]);
+        Value kc = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(k));
+        Value keep = arith::CmpIOp::create(
+            b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+            diff, kc);
+        Type t = a[3].getType();
+        Value zero = isa<FloatType>(t)
+                         ? Value(arith::ConstantOp::create(
+                               b, l, b.getFloatAttr(t, 0.0)))
+                         : Value(arith::ConstantOp::create(
+                               b, l, b.getIntegerAttr(t, 0)));
+        return Value(arith::SelectOp::create(b, l, keep, a[0], zero));
+      });
+  (void)ctx;
+  n.setOutput(0, r, x.kind);
+  return success();
+}
+
+/// OneHot: values[1] where the class index (axis) equals indices, else
+/// values[0].
+LogicalResult convertOneHot(NodeImporter &n, StringRef) {
+  const Val &idx = n.in(0);
+  FailureOr<std::vector<int64_t>> depthV = n.constInts(1, "depth");
+  if (failed(depthV))
+    return failure();
+  if (depthV->size() != 1 || (*depthV)[0] <= 0)
+    return n.error() << "depth must be one positive value";
+  if (!n.hasInput(2) || !n.in(2).isConstant() ||
+      n.in(2).constant->numel() != 2)
+    return n.error() << "values (input #2) must be a constant [off, on]";
+  int64_t depth = (*depthV)[0];
+  const HostTensor &vals = *n.in(2).constant;
+  int64_t rank = idx.rank() + 1;
+  int64_t axis = n.attrInt("axis", -1);
+  if (failed(n.normalizeAxis(axis, rank)))
+    return failure();
+  std::vector<int64_t> out(idx.shape.begin(), idx.shape.end());
+  out.insert(out.begin() + axis, depth);
+  MLIRContext *ctx = n.getBuilder().getContext();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  Value r = parallelGeneric(
+      n,
+      {GenericInput{n.materialize(idx), AffineMap::get(rank, 0, exprs, ctx),
+                    std::nullopt},
+       loopIndex(n, axis, depth, rank)},
+      out, vals.kind, [&](OpBuilder &b, Location l, ArrayRef<Value> a) {
+        Value iv = a[0];
+        if (isFloatKind(idx.kind))
+          iv = arith::FPToSIOp::create(b, l, b.getI64Type(), iv);
+        else if (iv.getType() != b.getI64Type())
+          iv = arith::ExtSIOp::create(b, l, b.getI64Type(), iv);
+        Value d = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(depth));
+        Value zero = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0));
+        iv = arith::SelectOp::create(
+            b, l,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, iv, zero),
+            arith::AddIOp::create(b, l, iv, d), iv);
+        Value hit =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, iv, a[1]);
+        return Value(arith::SelectOp::create(
+            b, l, hit, n.scalarConstant(b, vals.getF(1), vals.kind),
+            n.scalarConstant(b, vals.getF(0), vals.kind)));
+      });
+  n.setOutput(0, r, vals.kind);
+  return success();
+}
+
 } // namespace
 
 void autoshard::onnx_import::registerIndexOps(OpTable &t) {
+  t["GatherElements"] = convertGatherElements;
+  t["Tile"] = convertTile;
+  t["Trilu"] = convertTrilu;
+  t["OneHot"] = convertOneHot;
   t["Size"] = convertSize;
+  t["NegativeLogLikelihoodLoss"] = convertLoss;
+  t["SoftmaxCrossEntropyLoss"] = convertLoss;
 }

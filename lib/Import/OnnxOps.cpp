@@ -115,9 +115,15 @@ bool NodeImporter::hasInput(int64_t i) const {
 FailureOr<std::vector<int64_t>> NodeImporter::constInts(int64_t i,
                                                         StringRef what) {
   if (!hasInput(i) || !in(i).isConstant()) {
-    error() << what << " (input #" << i
-            << ") must be known at import time; autoshard imports static "
-               "shapes only";
+    InFlightDiagnostic d = error()
+                           << what << " (input #" << i
+                           << ") must be known at import time; autoshard "
+                              "imports static shapes only";
+    // A graph input: its value can be given at import time.
+    if (hasInput(i) && isa<BlockArgument>(in(i).value))
+      d << " (it is graph input '" << node->input(i)
+        << "': give its value with --freeze " << node->input(i)
+        << "=FILE.npy)";
     return failure();
   }
   const HostTensor &t = *in(i).constant;
@@ -1163,9 +1169,6 @@ LogicalResult NodeImporter::convertLayerNorm() {
   const Val &x = in(0);
   if (!isFloatKind(x.kind))
     return error() << "expects a float input";
-  for (int64_t o = 1; o < node->output_size(); ++o)
-    if (!node->output(o).empty())
-      return error() << "the Mean and InvStdDev outputs are not supported";
   int64_t axis = attrInt("axis", -1);
   if (failed(normalizeAxis(axis, x.rank())))
     return failure();
@@ -1185,7 +1188,7 @@ LogicalResult NodeImporter::convertLayerNorm() {
   auto add = [](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
     return arith::AddFOp::create(bb, l, a[0], a[1]);
   };
-  Value sum = reduce(xv, x.shape, axes, ElemKind::F32, add);
+  Value sum = reduce(xv, x.shape, axes, x.kind, add);
   SmallVector<AffineExpr> outerExprs;
   for (int64_t d = 0; d < axis; ++d)
     outerExprs.push_back(b.getAffineDimExpr(d));
@@ -1196,15 +1199,15 @@ LogicalResult NodeImporter::convertLayerNorm() {
   Value centred =
       buildGeneric({GenericInput{xv, ident, std::nullopt},
                     GenericInput{sum, outerMap, std::nullopt}},
-                   x.shape, ElemKind::F32, par, Value(), ident,
+                   x.shape, x.kind, par, Value(), ident,
                    [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
                      Value mean = arith::MulFOp::create(
                          bb, l, a[1],
-                         scalarConstant(bb, invCount, ElemKind::F32));
+                         scalarConstant(bb, invCount, x.kind));
                      return arith::SubFOp::create(bb, l, a[0], mean);
                    })
           ->getResult(0);
-  Value sq = reduce(centred, x.shape, axes, ElemKind::F32,
+  Value sq = reduce(centred, x.shape, axes, x.kind,
                     [](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
                       Value p = arith::MulFOp::create(bb, l, a[0], a[0]);
                       return arith::AddFOp::create(bb, l, a[1], p);
@@ -1222,14 +1225,14 @@ LogicalResult NodeImporter::convertLayerNorm() {
     ops.push_back(broadcastInput(in(i), i, x.shape, rank));
   }
   Value y = buildGeneric(
-                ops, x.shape, ElemKind::F32, par, Value(), ident,
+                ops, x.shape, x.kind, par, Value(), ident,
                 [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
                   Value var = arith::MulFOp::create(
-                      bb, l, a[1], scalarConstant(bb, invCount, ElemKind::F32));
+                      bb, l, a[1], scalarConstant(bb, invCount, x.kind));
                   Value inv = math::RsqrtOp::create(
                       bb, l,
                       arith::AddFOp::create(
-                          bb, l, var, scalarConstant(bb, eps, ElemKind::F32)));
+                          bb, l, var, scalarConstant(bb, eps, x.kind)));
                   Value r = arith::MulFOp::create(bb, l, a[0], inv);
                   size_t k = 2;
                   if (haveScale)
@@ -1239,7 +1242,32 @@ LogicalResult NodeImporter::convertLayerNorm() {
                   return r;
                 })
                 ->getResult(0);
-  setOutput(0, y, ElemKind::F32);
+  setOutput(0, y, x.kind);
+  // Training exports also ask for the statistics, shaped like x with the
+  // normalised dims as 1s.
+  SmallVector<int64_t> kept(outer.begin(), outer.end());
+  kept.append(rank - axis, 1);
+  AffineMap outerId = b.getMultiDimIdentityMap(outer.size());
+  SmallVector<IteratorType> outerPar(outer.size(), IteratorType::parallel);
+  for (int64_t o : {1, 2}) {
+    if (o >= node->output_size() || node->output(o).empty())
+      continue;
+    Value stat =
+        buildGeneric({GenericInput{o == 1 ? sum : sq, outerId, std::nullopt}},
+                     outer, x.kind, outerPar, Value(), outerId,
+                     [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+                       Value v = arith::MulFOp::create(
+                           bb, l, a[0], scalarConstant(bb, invCount, x.kind));
+                       if (o == 1)
+                         return v;
+                       return Value(math::RsqrtOp::create(
+                           bb, l,
+                           arith::AddFOp::create(
+                               bb, l, v, scalarConstant(bb, eps, x.kind))));
+                     })
+            ->getResult(0);
+    setOutput(o, reshapeTo(stat, outer, kept), x.kind);
+  }
   return success();
 }
 

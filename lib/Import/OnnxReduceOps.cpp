@@ -201,19 +201,19 @@ Value argExtreme(NodeImporter &n, Value xv, ArrayRef<int64_t> shape,
   return n
       .buildGeneric(
           {GenericInput{xv, b.getMultiDimIdentityMap(rank), std::nullopt},
-           GenericInput{m, rmap, std::nullopt}},
+           GenericInput{m, rmap, std::nullopt},
+           loopIndex(n, axis, shape[axis], rank)},
           reduced, ElemKind::I64, iters, init, rmap,
           [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
-            Value idx = arith::IndexCastOp::create(
-                bb, l, bb.getI64Type(), linalg::IndexOp::create(bb, l, axis));
+            Value idx = a[2];
             Value hit = isa<FloatType>(a[0].getType())
                             ? Value(arith::CmpFOp::create(
                                   bb, l, arith::CmpFPredicate::OEQ, a[0], a[1]))
                             : Value(arith::CmpIOp::create(
                                   bb, l, arith::CmpIPredicate::eq, a[0], a[1]));
-            Value better = last ? Value(arith::MaxSIOp::create(bb, l, a[2], idx))
-                                : Value(arith::MinSIOp::create(bb, l, a[2], idx));
-            return arith::SelectOp::create(bb, l, hit, better, a[2]);
+            Value better = last ? Value(arith::MaxSIOp::create(bb, l, a[3], idx))
+                                : Value(arith::MinSIOp::create(bb, l, a[3], idx));
+            return arith::SelectOp::create(bb, l, hit, better, a[3]);
           })
       ->getResult(0);
 }
@@ -327,13 +327,12 @@ LogicalResult convertSoftmaxFamily(NodeImporter &n, StringRef op) {
     int64_t axis = c->axis;
     r = mapGeneric(
         n,
-        {GenericInput{idx, reducedMap(ctx, rank, {axis}), std::nullopt}},
+        {GenericInput{idx, reducedMap(ctx, rank, {axis}), std::nullopt},
+         loopIndex(n, axis, c->shape[axis], rank)},
         c->shape, kind, [&](OpBuilder &b, Location l, ArrayRef<Value> a) {
-          Value i = arith::IndexCastOp::create(
-              b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
           Value hit =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i, a[0]);
-          Type t = a[1].getType();
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[1], a[0]);
+          Type t = a[2].getType();
           return Value(arith::SelectOp::create(b, l, hit, cst(b, l, t, 1),
                                                cst(b, l, t, 0)));
         });
@@ -370,19 +369,20 @@ LogicalResult convertCumSum(NodeImporter &n, StringRef) {
       n.buildGeneric(
            {GenericInput{n.materialize(x),
                          AffineMap::get(rank + 1, 0, inExprs, ctx),
-                         std::nullopt}},
+                         std::nullopt},
+            loopIndex(n, axis, x.shape[axis], rank + 1),
+            loopIndex(n, rank, x.shape[axis], rank + 1)},
            x.shape, x.kind, iters, init,
            AffineMap::get(rank + 1, 0, outExprs, ctx),
            [&](OpBuilder &b, Location l, ArrayRef<Value> a) -> Value {
-             Value i = linalg::IndexOp::create(b, l, axis);
-             Value k = linalg::IndexOp::create(b, l, rank);
+             Value i = a[1], k = a[2];
              using P = arith::CmpIPredicate;
-             P p = reverse ? (exclusive ? P::ugt : P::uge)
-                           : (exclusive ? P::ult : P::ule);
+             P p = reverse ? (exclusive ? P::sgt : P::sge)
+                           : (exclusive ? P::slt : P::sle);
              Value take = arith::CmpIOp::create(b, l, p, k, i);
              Value zero = cst(b, l, a[0].getType(), 0);
              return floatOrInt<arith::AddFOp, arith::AddIOp>(
-                 b, l, a[1], arith::SelectOp::create(b, l, take, a[0], zero));
+                 b, l, a[3], arith::SelectOp::create(b, l, take, a[0], zero));
            })
           ->getResult(0);
   n.setOutput(0, r, x.kind);
@@ -390,6 +390,21 @@ LogicalResult convertCumSum(NodeImporter &n, StringRef) {
 }
 
 } // namespace
+
+GenericInput autoshard::onnx_import::loopIndex(NodeImporter &n, int64_t dim,
+                                               int64_t size, int64_t numLoops) {
+  Val v;
+  auto t = std::make_shared<HostTensor>();
+  t->kind = v.kind = ElemKind::I64;
+  t->shape = v.shape = {size};
+  t->i.resize(size);
+  std::iota(t->i.begin(), t->i.end(), 0);
+  v.constant = t;
+  MLIRContext *ctx = n.getBuilder().getContext();
+  return {n.materialize(v),
+          AffineMap::get(numLoops, 0, {getAffineDimExpr(dim, ctx)}, ctx),
+          std::nullopt};
+}
 
 Value autoshard::onnx_import::buildLogSoftmax(NodeImporter &n, Value x,
                                               ArrayRef<int64_t> shape,

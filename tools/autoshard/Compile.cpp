@@ -79,6 +79,14 @@ OwningOpRef<ModuleOp> driver::loadInput(MLIRContext &ctx,
     importOptions.weightsDir = options.weightsDir.empty()
                                    ? defaultWeightsDir(options)
                                    : options.weightsDir;
+    for (const std::string &f : options.freeze) {
+      auto [name, file] = llvm::StringRef(f).split('=');
+      if (name.empty() || file.empty()) {
+        (void)fail("--freeze '" + f + "': expected NAME=FILE.npy");
+        return {};
+      }
+      importOptions.freeze.emplace_back(name.str(), file.str());
+    }
     module = importOnnxFile(options.input, &ctx, importOptions);
     if (module && !options.mesh.empty() &&
         failed(applyMesh(*module, options.mesh)))

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace autoshard::driver {
 
@@ -16,6 +17,7 @@ struct CompileOptions {
   std::string mesh;         // "dp=2,mp=4"; empty: from the input
   std::string strategyFile; // ONNX inputs: YAML/JSON strategy file
   std::string weightsDir;   // ONNX inputs: where initializers are written
+  std::vector<std::string> freeze; // ONNX inputs: NAME=FILE.npy (--freeze)
   /// The compiled program's path ("-": stdout); names the default weights
   /// directory of an ONNX input.
   std::string output = "-";

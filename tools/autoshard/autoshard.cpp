@@ -61,6 +61,12 @@ static cl::opt<std::string>
                         "./MODEL.weights; verify and train: their work "
                         "dir)"),
                cl::value_desc("dir"), BOTH);
+static cl::list<std::string>
+    freeze("freeze",
+           cl::desc("ONNX input: give graph input NAME the value in "
+                    "FILE.npy at import time, folded like a constant (e.g. "
+                    "a Reshape's shape made a graph input)"),
+           cl::value_desc("NAME=FILE.npy"), BOTH);
 static cl::opt<std::string>
     report("report", cl::desc("Write the propagation report (JSON) here"),
            cl::value_desc("file"), BOTH);
@@ -235,6 +241,7 @@ static CompileOptions getCompileOptions() {
   o.mesh = meshSpec;
   o.strategyFile = strategy;
   o.weightsDir = weightsDir;
+  o.freeze.assign(freeze.begin(), freeze.end());
   o.output = output;
   o.report = report;
   o.solver = solver;

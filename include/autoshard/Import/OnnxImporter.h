@@ -22,6 +22,8 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace autoshard {
 
@@ -33,6 +35,10 @@ struct OnnxImportOptions {
   std::string strategyFile;
   /// When false no .npy is written (the attributes still name the files).
   bool writeWeights = true;
+  /// Graph inputs given a value at import time (`--freeze NAME=FILE.npy`):
+  /// they fold like constants, e.g. a Reshape's shape or a ReduceSum's axes
+  /// that the exporter made graph inputs.
+  std::vector<std::pair<std::string, std::string>> freeze;
 };
 
 /// Argument / result attribute names the importer writes.
