@@ -29,6 +29,28 @@ static void addTrailingOperands(ShardingRule &rule, Operation *op,
         TensorFactors(getShapeForRule(op->getOperand(i).getType()).size()));
 }
 
+/// Lets a pending partial sum pass through `op`, an op linear in operand
+/// `operand`: a sum-reduction factor that no dim holds, with that operand
+/// tied to result 0, so that split over axes A both are partial over A.
+/// Nothing when the module names no mesh.
+static void addPartialSumPassThrough(ShardingRule &rule, Operation *op,
+                                     unsigned operand) {
+  // The factor's size only has to be divisible by every group of axes it
+  // may be split over: the mesh's device count is.
+  auto module = op->getParentOfType<ModuleOp>();
+  auto mesh = module ? module->getAttrOfType<dist::MeshAttr>(
+                           dist::DistDialect::kMeshAttrName)
+                     : nullptr;
+  if (!mesh || mesh.toDeviceMesh().getNumDevices() < 2)
+    return;
+  rule.addFactor(mesh.toDeviceMesh().getNumDevices(), FactorKind::Reduction,
+                 "sum");
+  rule.reduction = ReductionKind::Sum;
+  if (rule.tiedResult.size() < rule.operandDims.size())
+    rule.tiedResult.resize(rule.operandDims.size(), -1);
+  rule.tiedResult[operand] = 0;
+}
+
 static FailureOr<ShardingRule> getReshapeRule(Operation *op, Value source,
                                               Value result, std::string &why) {
   if (!hasStaticTensorShapes(op, why))
@@ -213,26 +235,11 @@ static bool padsWithZero(tensor::PadOp pad) {
   return value && matchPattern(value, m_Constant(&i)) && i.getValue().isZero();
 }
 
-/// The devices of the mesh the module is partitioned on (its `dist.mesh`
-/// attribute); nullopt when it names none.
-static std::optional<int64_t> moduleDeviceCount(Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto mesh = module ? module->getAttrOfType<dist::MeshAttr>(
-                           dist::DistDialect::kMeshAttrName)
-                     : nullptr;
-  if (!mesh)
-    return std::nullopt;
-  return mesh.toDeviceMesh().getNumDevices();
-}
-
 /// tensor.pad: padded dims stay whole; unpadded dims pass through. A zero
 /// pad is linear: pad(sum of terms) = sum of pad(term), so a pending partial
 /// sum passes through it (an optimizer-sharded gradient padded to a
 /// dividing shape is then reduce-scattered on the padded shape instead of
-/// all-reduced before the pad). In factor terms that is a sum-reduction
-/// factor that no dim holds, with the source tied to the result: split over
-/// axes A, the source and the result are both partial over A. Its size is
-/// the module mesh's device count, which every group of axes divides.
+/// all-reduced before the pad).
 struct PadRuleModel
     : public ShardingRuleOpInterface::ExternalModel<PadRuleModel,
                                                     tensor::PadOp> {
@@ -265,13 +272,8 @@ struct PadRuleModel
     rule.operandDims.push_back(src);
     addTrailingOperands(rule, op, 1);
     rule.resultDims.push_back(res);
-    std::optional<int64_t> devices = moduleDeviceCount(op);
-    if (padsWithZero(pad) && devices && *devices > 1) {
-      rule.addFactor(*devices, FactorKind::Reduction, "sum");
-      rule.reduction = ReductionKind::Sum;
-      rule.tiedResult.assign(rule.operandDims.size(), -1);
-      rule.tiedResult[0] = 0;
-    }
+    if (padsWithZero(pad))
+      addPartialSumPassThrough(rule, op, 0);
     return rule;
   }
 };
