@@ -112,6 +112,9 @@ private:
                                   SolverResult &result);
   /// The chosen plan's bytes per device (what the report counts).
   double planMemory();
+  /// Every value's bytes per device at its chosen layout.
+  double allValuesMemory();
+  const TensorLayout *chosenLayout(Value v) const;
   /// Bytes per device of each candidate's results at node `i`.
   std::vector<double> candidateBytes(unsigned i);
   /// Bytes per device of a value of `type` at layout `l`.
@@ -205,6 +208,9 @@ private:
   llvm::DenseMap<Value, ValuePlan> valuePlans;
 
   llvm::DenseMap<std::pair<const void *, const void *>, double> bytesOf;
+  /// A training step: its gradients and activations (MemoryBound.cpp).
+  bool training = false;
+  llvm::DenseSet<Value> keptValues;
 
   // Write-back and report (phases 5, 6).
   llvm::DenseMap<const TensorLayout *, dist::LayoutAttr> layoutAttrs;

@@ -11,14 +11,16 @@
 // multiplier fitting, even one that makes memory all that counts, is a
 // one-line error with the smallest plan found.
 //
-// For a training step the figure the bound is checked against in the
-// search is every value's bytes, more than the step's peak (which keeps
-// only parameters, optimizer state, gradients and the activations live at
-// once): a plan that fits it fits the step.
+// For a training step the figure is the step's (TrainingMemory.h:
+// parameters, optimizer state, inputs, gradients and the activations live
+// at the peak), measured on the candidate plan; the penalty charges the
+// arguments, gradients and activations (all activations, where the figure
+// counts those live at once).
 //
 //===----------------------------------------------------------------------===//
 
 #include "FunctionPropagation.h"
+#include "TrainingMemory.h"
 
 #include "llvm/Support/Format.h"
 
@@ -46,10 +48,38 @@ double FunctionPropagation::tensorBytes(const TensorLayout &l, Type type) {
   return it->second;
 }
 
+/// The chosen layout of a value of the function (null when it has none).
+const TensorLayout *FunctionPropagation::chosenLayout(Value v) const {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &body ? &nodes[arg.getArgNumber()].resultLayout(0)
+                                   : nullptr;
+  auto it = opNode.find(v.getDefiningOp());
+  unsigned i = cast<OpResult>(v).getResultNumber();
+  if (it == opNode.end() || i >= nodes[it->second].getNumResultLayouts())
+    return nullptr;
+  return &nodes[it->second].resultLayout(i);
+}
+
 /// Every value once, at its producer's layout (repeating layouts and types
 /// priced once); reshards' results are not counted (a copy in passing, as
-/// for the reshards the pass emits).
+/// for the reshards the pass emits). A training step keeps less: what
+/// countTrainingMemory counts (TrainingMemory.h).
 double FunctionPropagation::planMemory() {
+  if (training)
+    return measureTrainingMemory(
+               func, model,
+               [&](Value v) {
+                 const TensorLayout *l = chosenLayout(v);
+                 return l && isa<RankedTensorType>(v.getType())
+                            ? tensorBytes(*l, v.getType())
+                            : 0.0;
+               },
+               nullptr)
+        ->total();
+  return allValuesMemory();
+}
+
+double FunctionPropagation::allValuesMemory() {
   double bytes = 0.0;
   for (BlockArgument arg : body.getArguments())
     if (isa<RankedTensorType>(arg.getType()))
@@ -77,11 +107,13 @@ std::vector<double> FunctionPropagation::candidateBytes(unsigned i) {
   if (n.kind == Node::Arg)
     types.push_back(body.getArgument(n.index).getType());
   else if (n.kind == Node::Op && !n.layoutFree && !isa<dist::ReshardOp>(n.op))
-    for (Type t : n.op->getResultTypes())
-      types.push_back(t);
+    for (OpResult r : n.op->getResults())
+      // A training step keeps only its gradients and activations.
+      types.push_back(!training || keptValues.contains(r) ? r.getType()
+                                                          : Type());
   for (auto [ci, c] : llvm::enumerate(n.cands()))
     for (auto [slot, type] : llvm::enumerate(types))
-      if (isa<RankedTensorType>(type) && slot < c.resultLayouts.size())
+      if (type && isa<RankedTensorType>(type) && slot < c.resultLayouts.size())
         bytes[ci] += tensorBytes(c.resultLayouts[slot], type);
   return bytes;
 }
@@ -110,6 +142,10 @@ penalised(const SolverGraph &graph, double lambda,
 LogicalResult FunctionPropagation::boundMemory(const SolverOptions &sopts,
                                                SolverResult &result) {
   double bound = model.getCluster().memoryGiB * double(1ull << 30);
+  training = isTrainingStep(func);
+  if (training)
+    measureTrainingMemory(
+        func, model, [](Value) { return 0.0; }, &keptValues);
   double unboundedBytes = planMemory();
   if (unboundedBytes <= bound)
     return success();
@@ -126,8 +162,10 @@ LogicalResult FunctionPropagation::boundMemory(const SolverOptions &sopts,
     if (n.kind == Node::Arg)
       key.push_back(body.getArgument(n.index).getType().getAsOpaquePointer());
     else if (n.kind == Node::Op && !n.layoutFree && !isa<dist::ReshardOp>(n.op))
-      for (Type t : n.op->getResultTypes())
-        key.push_back(t.getAsOpaquePointer());
+      for (OpResult r : n.op->getResults())
+        key.push_back(!training || keptValues.contains(r)
+                          ? r.getType().getAsOpaquePointer()
+                          : nullptr);
     auto &bytes = byList[{&n.cands(), key}];
     if (!bytes)
       bytes = std::make_shared<const std::vector<double>>(candidateBytes(i));

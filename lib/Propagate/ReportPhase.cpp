@@ -60,8 +60,9 @@ LogicalResult FunctionPropagation::reportInputReshards() {
   return success();
 }
 
-/// Memory: every value once, at its producer's layout (planMemory).
+/// Memory: every value once, at its producer's layout (a training step's
+/// figure replaces it, see Propagate.cpp).
 void FunctionPropagation::reportMemory() {
-  report.memoryBytesPerDevice += planMemory();
+  report.memoryBytesPerDevice += allValuesMemory();
   report.numOps += firstResult - firstOpNode;
 }

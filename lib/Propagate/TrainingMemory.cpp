@@ -11,20 +11,6 @@ using namespace mlir;
 namespace autoshard {
 
 namespace {
-/// Local bytes of values at their propagated layouts.
-struct Sizer {
-  const CostModel &model;
-  double operator()(Value v, dist::LayoutAttr layout) const {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !layout)
-      return 0.0;
-    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-    int64_t elemBytes = getElemBytes(type);
-    return model.getTensorBytesPerDevice(layout.toTensorLayout(), shape,
-                                         elemBytes);
-  }
-};
-
 StringRef phaseOf(Operation *op) {
   if (auto phase = op->getAttrOfType<StringAttr>("dist.phase"))
     return phase.getValue();
@@ -33,7 +19,7 @@ StringRef phaseOf(Operation *op) {
 
 /// The layout propagation gave `v`: its argument's, or its producer's
 /// result layout.
-dist::LayoutAttr layoutOf(func::FuncOp func, Value v) {
+dist::LayoutAttr writtenLayout(func::FuncOp func, Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v))
     return func.getArgAttrOfType<dist::LayoutAttr>(arg.getArgNumber(),
                                                    "dist.layout");
@@ -51,27 +37,29 @@ dist::LayoutAttr layoutOf(func::FuncOp func, Value v) {
 }
 } // namespace
 
-std::optional<double> countTrainingMemory(func::FuncOp func,
-                                          const CostModel &model,
-                                          PropagationReport &report) {
-  if (func.isExternal())
+bool isTrainingStep(func::FuncOp func) {
+  return !func.isExternal() &&
+         llvm::any_of(func.getBody().front(),
+                      [](Operation &op) { return !phaseOf(&op).empty(); });
+}
+
+std::optional<TrainingMemory>
+measureTrainingMemory(func::FuncOp func, const CostModel &model,
+                      llvm::function_ref<double(Value)> bytesOf,
+                      llvm::DenseSet<Value> *kept) {
+  if (!isTrainingStep(func))
     return std::nullopt;
   Block &body = func.getBody().front();
-  bool training = llvm::any_of(
-      body, [](Operation &op) { return !phaseOf(&op).empty(); });
-  if (!training)
-    return std::nullopt;
-  Sizer size{model};
-  double params = 0, state = 0, inputs = 0, grads = 0, activations = 0;
+  TrainingMemory m;
   for (BlockArgument arg : body.getArguments()) {
     unsigned i = arg.getArgNumber();
-    double bytes = size(arg, layoutOf(func, arg));
+    double bytes = bytesOf(arg);
     if (func.getArgAttr(i, "dist.weight") || func.getArgAttr(i, "dist.param"))
-      params += bytes;
+      m.params += bytes;
     else if (func.getArgAttr(i, "dist.init"))
-      state += bytes;
+      m.state += bytes;
     else
-      inputs += bytes;
+      m.inputs += bytes;
   }
   // A forward value is an activation when the loss or the backward reads
   // it; it is kept from its definition to its last such read. The figure is
@@ -91,8 +79,8 @@ std::optional<double> countTrainingMemory(func::FuncOp func,
       // Through the reshards propagation put after a producer, and the
       // annotations that pin a value (optimizer shard pins the accumulated
       // gradients).
-      while (isa_and_nonnull<dist::ReshardOp, dist::AnnotateOp>(
-          v.getDefiningOp()))
+      while (
+          isa_and_nonnull<dist::ReshardOp, dist::AnnotateOp>(v.getDefiningOp()))
         v = v.getDefiningOp()->getOperand(0);
       Operation *def = v.getDefiningOp();
       if (!def)
@@ -102,26 +90,49 @@ std::optional<double> countTrainingMemory(func::FuncOp func,
         lastRead[v] = position[&op];
       else if (from == "backward" && phase == "optimizer" &&
                gradValues.insert(v).second)
-        grads += size(v, layoutOf(func, v));
+        m.grads += bytesOf(v);
     }
   }
   // Sweep the kept intervals: +bytes at the definition, -bytes after the
   // last read.
   std::vector<std::pair<unsigned, double>> events;
   for (auto [v, last] : lastRead) {
-    double bytes = size(v, layoutOf(func, v));
+    double bytes = bytesOf(v);
     events.push_back({position[v.getDefiningOp()], bytes});
     events.push_back({last + 1, -bytes});
   }
   llvm::sort(events);
   double live = 0;
   for (auto [at, bytes] : events)
-    activations = std::max(activations, live += bytes);
-  report.parameterBytesPerDevice += params;
-  report.optimizerStateBytesPerDevice += state;
-  report.gradientBytesPerDevice += grads;
-  report.activationBytesPerDevice += activations;
-  return params + state + inputs + grads + activations;
+    m.activations = std::max(m.activations, live += bytes);
+  if (kept) {
+    for (auto [v, last] : lastRead)
+      kept->insert(v);
+    kept->insert(gradValues.begin(), gradValues.end());
+  }
+  return m;
+}
+
+std::optional<double> countTrainingMemory(func::FuncOp func,
+                                          const CostModel &model,
+                                          PropagationReport &report) {
+  auto bytesOf = [&](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    dist::LayoutAttr layout = writtenLayout(func, v);
+    if (!type || !layout)
+      return 0.0;
+    return model.getTensorBytesPerDevice(
+        layout.toTensorLayout(), type.getShape().vec(), getElemBytes(type));
+  };
+  std::optional<TrainingMemory> m =
+      measureTrainingMemory(func, model, bytesOf, nullptr);
+  if (!m)
+    return std::nullopt;
+  report.parameterBytesPerDevice += m->params;
+  report.optimizerStateBytesPerDevice += m->state;
+  report.gradientBytesPerDevice += m->grads;
+  report.activationBytesPerDevice += m->activations;
+  return m->total();
 }
 
 } // namespace autoshard

@@ -7,6 +7,8 @@
 #include "autoshard/Analysis/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace autoshard {
 
@@ -21,6 +23,24 @@ namespace autoshard {
 /// than every value of the program at once: the function's total is
 /// returned (the caller puts it in place of the all-values count), nothing
 /// for other functions.
+/// What a training step keeps per device, by kind.
+struct TrainingMemory {
+  double params = 0, state = 0, inputs = 0, grads = 0, activations = 0;
+  double total() const { return params + state + inputs + grads + activations; }
+};
+
+/// Whether `func` is a training step (its ops carry `dist.phase`).
+bool isTrainingStep(mlir::func::FuncOp func);
+
+/// The count below with each value's bytes per device from `bytesOf`
+/// (propagation measures its candidate plans before writing them); adds the
+/// gradients and the activations (the values counted besides the arguments)
+/// to `kept` when given. Nothing for other functions.
+std::optional<TrainingMemory>
+measureTrainingMemory(mlir::func::FuncOp func, const CostModel &model,
+                      llvm::function_ref<double(mlir::Value)> bytesOf,
+                      llvm::DenseSet<mlir::Value> *kept);
+
 std::optional<double> countTrainingMemory(mlir::func::FuncOp func,
                                           const CostModel &model,
                                           PropagationReport &report);
