@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# GPU check of issue 23 (generated CUDA kernels): one run on an H100, < 6 min.
+#
+# 1. On the dev machine, from the repo root (builds, bundles, compiles plans):
+#
+#      scripts/gpu-check.sh --prepare
+#
+#    which runs, under the build lock:
+#      ninja -C build-gpu autoshard-run RuntimeCudaTests KernelTests
+#      ninja -C build autoshard autoshard-translate
+#    then
+#      ../shared/tools/device-bundle.sh .device build-gpu/bin/autoshard-run \
+#          build-gpu/unittests/Runtime/RuntimeCudaTests
+#    adds KernelTests (static MLIR, it lowers on the device: 98 MB, stripped
+#    and xz-compressed to ~15 MB, .device/KernelTests.xz; the bundle's gzip
+#    would take 23 MB) and writes .device/plans: for examples/gpt.mlir and the committed GPT
+#    ONNX fixture (test/Train/Inputs/gpt/model.onnx, imported with its
+#    weights), one-rank plans `autoshard compile X --lower-only -o P.asplan`
+#    for --backend cpu --kernels=interpreted (the reference), --backend cuda
+#    --kernels=interpreted (bytecode kernels) and --backend cuda
+#    --kernels=compiled (generated PTX). The GPU needs no MLIR: the PTX is in
+#    the plan.
+#
+# 2. On the device (the `run` tool; .device is in .git/info/exclude):
+#
+#      run(command="bash scripts/gpu-check.sh", carry=[".device"], timeout_s=420)
+#
+#    It runs RuntimeCudaTests, KernelTests (every kernel kind generated vs the
+#    CPU interpreter on random shapes; CUDA_HOME found for libdevice/ptxas),
+#    each model's three plans (outputs compared: cuda-compiled vs
+#    cuda-interpreted vs cpu, and the fixture against PyTorch eager on the
+#    GPU and its committed torch output), `--repeat 50` step times, and
+#    bench/runtime/torch_gpu.py for PyTorch eager's time. Tables go to stdout
+#    and $OUT/gpu-check.txt (+ outputs in $OUT/outputs).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+D=.device
+P=$D/plans
+REPEAT=50
+
+prepare() {
+  set -e
+  local lock=/tmp/autoshard-build.lock
+  flock $lock ninja -C build-gpu autoshard-run RuntimeCudaTests KernelTests
+  # Another change mid-edit may not build: the existing driver will do.
+  flock $lock ninja -C build autoshard autoshard-translate ||
+    echo "warning: build/ not rebuilt; using build/bin/autoshard as it is"
+  ../shared/tools/device-bundle.sh $D build-gpu/bin/autoshard-run \
+    build-gpu/unittests/Runtime/RuntimeCudaTests
+  strip -o $D/KernelTests build-gpu/unittests/Kernels/KernelTests
+  xz -T2 -9 -f $D/KernelTests
+  mkdir -p $P
+  cp examples/gpt.mlir $P/gpt-example.mlir
+  # Relative weight paths: the plans and weights move together.
+  (cd $P && ../../build/bin/autoshard-translate --import-onnx \
+     ../../test/Train/Inputs/gpt/model.onnx --weights-dir gpt-weights \
+     -o gpt-fixture.mlir)
+  local m
+  for m in gpt-example gpt-fixture; do
+    (cd $P &&
+     ../../build/bin/autoshard compile $m.mlir --lower-only --backend cpu \
+       --kernels=interpreted -o $m.cpu.asplan &&
+     ../../build/bin/autoshard compile $m.mlir --lower-only --backend cuda \
+       --kernels=interpreted -o $m.cuda-interpreted.asplan &&
+     ../../build/bin/autoshard compile $m.mlir --lower-only --backend cuda \
+       --kernels=compiled -o $m.cuda-compiled.asplan)
+  done
+  du -sh $D/bundle.tgz $D/KernelTests.xz $P $D
+  echo "ready: run(command=\"bash scripts/gpu-check.sh\", carry=[\"$D\"], timeout_s=420)"
+}
+
+if [ "${1:-}" = "--prepare" ]; then
+  prepare
+  exit
+fi
+
+OUT=${OUT:-/tmp/gpu-check-out}
+mkdir -p "$OUT/outputs"
+LOG=$OUT/gpu-check.txt
+exec > >(tee "$LOG") 2>&1
+say() { printf '%s\n' "$*"; }
+run() { bash $D/run.sh "$@"; }
+start=$(date +%s)
+
+say "== device"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+# libdevice and ptxas for KernelTests (which lowers MLIR on the device).
+for c in "${CUDA_HOME:-}" /usr/local/cuda "$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /x/x)")")"; do
+  if [ -n "$c" ] && [ -f "$c/nvvm/libdevice/libdevice.10.bc" ]; then export CUDA_HOME=$c; break; fi
+done
+if [ -z "${CUDA_HOME:-}" ] || [ ! -f "$CUDA_HOME/nvvm/libdevice/libdevice.10.bc" ]; then
+  lib=$(find / -xdev -name libdevice.10.bc 2>/dev/null | head -1)
+  [ -n "$lib" ] && export CUDA_HOME=$(dirname "$(dirname "$(dirname "$lib")")")
+fi
+say "CUDA_HOME=${CUDA_HOME:-none}"
+
+say "== RuntimeCudaTests"
+timeout 120 bash $D/run.sh RuntimeCudaTests 2>&1 | grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|Failure|error' | tail -20
+say "== KernelTests (generated CUDA kernels vs the CPU interpreter)"
+# run.sh unpacks the bundle into /tmp/bundle/stage (done by the call above).
+python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+  $D/KernelTests.xz /tmp/bundle/stage/bin/KernelTests && chmod +x /tmp/bundle/stage/bin/KernelTests
+timeout 180 bash $D/run.sh KernelTests --gtest_filter='*cuda*:*Libdevice*' 2>&1 \
+  | grep -E '^\[       OK|^\[  FAILED|^\[  PASSED|^\[  SKIPPED|Failure|note:|ulps' | tail -40
+
+declare -A MS
+compare() { # A B RTOL ATOL LABEL
+  local r
+  r=$(run autoshard-run --compare "$1" "$2" --rtol "$3" --atol "$4" 2>&1 | tail -1)
+  printf '  %-44s %s\n' "$5" "$r"
+}
+for m in gpt-example gpt-fixture; do
+  say "== $m: outputs"
+  extra=()
+  [ $m = gpt-fixture ] && extra=(--input=ids=$PWD/test/Train/Inputs/gpt/ids.npy)
+  for v in cpu cuda-interpreted cuda-compiled; do
+    backend=cpu; [ $v != cpu ] && backend=cuda
+    o=$OUT/outputs/$m.$v
+    mkdir -p "$o"
+    (cd $P && timeout 60 bash ../run.sh autoshard-run $m.$v.asplan --backend $backend \
+       "${extra[@]}" --output-dir "$o" 2>&1 | tail -2 | sed "s/^/  [$v] /")
+  done
+  compare $OUT/outputs/$m.cuda-compiled/output_0.npy $OUT/outputs/$m.cuda-interpreted/output_0.npy 1e-5 1e-6 "cuda compiled vs cuda interpreted"
+  compare $OUT/outputs/$m.cuda-compiled/output_0.npy $OUT/outputs/$m.cpu/output_0.npy 1e-4 1e-5 "cuda compiled vs cpu (interpreter)"
+  if [ $m = gpt-fixture ]; then
+    compare $OUT/outputs/$m.cuda-compiled/output_0.npy test/Train/Inputs/gpt/output.npy 1e-4 1e-5 "cuda compiled vs committed torch output"
+    compare $OUT/outputs/$m.cpu/output_0.npy test/Train/Inputs/gpt/output.npy 1e-4 1e-5 "cpu vs committed torch output"
+  fi
+  say "== $m: --repeat $REPEAT step times"
+  for v in cuda-interpreted cuda-compiled cpu; do
+    backend=cpu; [ $v != cpu ] && backend=cuda
+    t=$(cd $P && OPENBLAS_NUM_THREADS=1 timeout 120 bash ../run.sh autoshard-run $m.$v.asplan \
+          --backend $backend "${extra[@]}" --repeat $REPEAT --output-dir /tmp/gpu-check-discard 2>&1 \
+        | sed -n 's/^step time: \([0-9.eE+-]*\) s.*/\1/p')
+    MS[$m.$v]=$(python3 -c "print('%.3f' % (float('${t:-nan}') * 1e3))" 2>/dev/null || echo nan)
+  done
+  if [ $m = gpt-fixture ]; then
+    say "== $m: PyTorch eager on the GPU"
+    (cd $P && timeout 120 python3 ../../bench/runtime/torch_gpu.py --fixture gpt --weights-dir gpt-weights \
+       --repeat $REPEAT --output "$OUT/outputs/torch-gpu.npy") > "$OUT/torch-gpu.json" 2> "$OUT/torch-gpu.err"
+    MS[$m.torch]=$(python3 -c "import json;print('%.3f' % json.load(open('$OUT/torch-gpu.json'))['mean_ms'])" 2>/dev/null || echo nan)
+    [ "${MS[$m.torch]}" = nan ] && tail -3 "$OUT/torch-gpu.err"
+    [ -f "$OUT/outputs/torch-gpu.npy" ] && compare $OUT/outputs/$m.cuda-compiled/output_0.npy \
+      "$OUT/outputs/torch-gpu.npy" 1e-4 1e-5 "cuda compiled vs torch eager on the GPU"
+  fi
+done
+
+say "== step time (ms, mean of $REPEAT runs; cpu: 1 thread, interpreter)"
+printf '%-12s %12s %12s %10s %12s %10s %12s\n' model cuda-interp cuda-compiled speedup torch-eager as/torch cpu
+for m in gpt-example gpt-fixture; do
+  python3 - "$m" "${MS[$m.cuda-interpreted]:-nan}" "${MS[$m.cuda-compiled]:-nan}" "${MS[$m.torch]:-nan}" "${MS[$m.cpu]:-nan}" <<'PY'
+import sys
+m, i, c, t, cpu = sys.argv[1], *map(float, sys.argv[2:])
+r = lambda a, b: "%.2fx" % (a / b) if a == a and b == b and b > 0 else "-"
+f = lambda v: "%.3f" % v if v == v else "-"
+print("%-12s %12s %12s %10s %12s %10s %12s" % (m, f(i), f(c), r(i, c), f(t), r(c, t), f(cpu)))
+PY
+done
+say "elapsed: $(( $(date +%s) - start )) s"
