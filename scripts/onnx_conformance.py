@@ -187,7 +187,8 @@ def run_test(test_dir, args):
     name = os.path.basename(test_dir)
     work = tempfile.mkdtemp(prefix=name + ".", dir=args.work_dir)
     try:
-        return _run_test(test_dir, work, args)
+        kind, why = _run_test(test_dir, work, args)
+        return kind, why.replace(work, "<work>")
     except subprocess.TimeoutExpired as e:
         return "hang", "%s ran past %ss" % (os.path.basename(e.cmd[0]),
                                            args.timeout)

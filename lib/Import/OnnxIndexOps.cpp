@@ -335,9 +335,20 @@ LogicalResult convertOneHot(NodeImporter &n, StringRef) {
   return success();
 }
 
+/// Range folds when its inputs are known (OnnxFolding.cpp); here one is not:
+/// its shape would depend on run-time values.
+LogicalResult convertRange(NodeImporter &n, StringRef) {
+  static const char *kWhat[] = {"start", "limit", "delta"};
+  for (int64_t i = 0; i < 3; ++i)
+    if (failed(n.constInts(i, kWhat[i])))
+      return failure();
+  return n.error() << "could not be folded";
+}
+
 } // namespace
 
 void autoshard::onnx_import::registerIndexOps(OpTable &t) {
+  t["Range"] = convertRange;
   t["GatherElements"] = convertGatherElements;
   t["Tile"] = convertTile;
   t["Trilu"] = convertTrilu;
