@@ -171,12 +171,18 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
     if (failed(h))
       return emitError(nodeLoc(vi.name())) << "--freeze " << vi.name() << ": "
                                            << err;
-    if (h->shape != arg.shape || isFloatKind(h->kind) != isFloatKind(arg.kind))
+    // The same values in another shape of as many elements (e.g. [1] for a
+    // scalar) are taken in the graph input's shape.
+    int64_t numel = 1;
+    for (int64_t d : arg.shape)
+      numel *= d;
+    if (h->numel() != numel || isFloatKind(h->kind) != isFloatKind(arg.kind))
       return emitError(nodeLoc(vi.name()))
              << "--freeze " << vi.name() << ": '" << it->second
              << "' does not match the graph input's type "
              << RankedTensorType::get(arg.shape, getElemType(ctx, arg.kind));
     h->kind = arg.kind;
+    h->shape = arg.shape;
     Val v;
     v.shape = h->shape;
     v.kind = h->kind;

@@ -393,15 +393,16 @@ LogicalResult convertCumSum(NodeImporter &n, StringRef) {
 
 GenericInput autoshard::onnx_import::loopIndex(NodeImporter &n, int64_t dim,
                                                int64_t size, int64_t numLoops) {
-  Val v;
-  auto t = std::make_shared<HostTensor>();
-  t->kind = v.kind = ElemKind::I64;
-  t->shape = v.shape = {size};
-  t->i.resize(size);
-  std::iota(t->i.begin(), t->i.end(), 0);
-  v.constant = t;
-  MLIRContext *ctx = n.getBuilder().getContext();
-  return {n.materialize(v),
+  // Built directly: materialize() caches by HostTensor address, which a
+  // temporary would hand on to the next one.
+  OpBuilder &b = n.getBuilder();
+  std::vector<int64_t> iota(size);
+  std::iota(iota.begin(), iota.end(), 0);
+  auto type = RankedTensorType::get({size}, b.getI64Type());
+  Value c = arith::ConstantOp::create(
+      b, n.getLoc(), DenseElementsAttr::get(type, ArrayRef<int64_t>(iota)));
+  MLIRContext *ctx = b.getContext();
+  return {c,
           AffineMap::get(numLoops, 0, {getAffineDimExpr(dim, ctx)}, ctx),
           std::nullopt};
 }
