@@ -1076,6 +1076,11 @@ LogicalResult NodeImporter::convertSlice() {
     offsets[axis] = s;
     sizes[axis] = e > s ? (e - s + step - 1) / step : 0;
     strides[axis] = step;
+    // An empty slice (e.g. a start past the end, clamped to it) would be a
+    // zero-size tensor, which the pipeline does not support.
+    if (sizes[axis] == 0 && !x.isConstant())
+      return error() << "slices nothing of dim " << axis << " (size " << dim
+                     << "); zero-size tensors are not supported";
   }
   if (x.isConstant()) {
     setOutput(0, sliceHost(*x.constant, offsets, sizes, strides));
@@ -1132,6 +1137,9 @@ LogicalResult NodeImporter::convertSplit() {
                    << " outputs";
   if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != x.shape[axis])
     return error() << "split sizes do not add up to dim " << x.shape[axis];
+  if (llvm::is_contained(sizes, 0))
+    return error() << "has an empty output; zero-size tensors are not "
+                      "supported";
   Value src = materialize(x);
   int64_t offset = 0;
   for (int64_t i = 0; i < numOut; ++i) {
