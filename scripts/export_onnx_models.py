@@ -72,7 +72,7 @@ class GPT(nn.Module):
         self.register_buffer("causal_mask", mask)
 
     def forward(self, ids):
-        pos = torch.arange(self.seq)
+        pos = torch.arange(self.seq, device=ids.device)
         x = self.tok(ids) + self.pos(pos)
         for layer in self.layers:
             x = layer(x, self.causal_mask)

@@ -145,6 +145,11 @@ for m in gpt-example gpt-fixture; do
   fi
 done
 
+say "== gpt-fixture cuda-compiled: where the time goes (--profile, 20 runs)"
+ids=$PWD/test/Train/Inputs/gpt/ids.npy
+(cd $P && timeout 60 bash ../run.sh autoshard-run gpt-fixture.cuda-compiled.asplan --backend cuda \
+   --input=ids=$ids --repeat 20 --profile --memory-stats \
+   --output-dir /tmp/gpu-check-discard 2>&1 | head -30)
 say "== step time (ms, mean of $REPEAT runs; cpu: 1 thread, interpreter)"
 printf '%-12s %12s %12s %10s %12s %10s %12s\n' model cuda-interp cuda-compiled speedup torch-eager as/torch cpu
 for m in gpt-example gpt-fixture; do

@@ -46,6 +46,12 @@ def main():
             "weights_dir": args.weights_dir}
     device = torch.device(args.device)
     model = torch_step.load_fixture(spec).to(device).eval()
+    # Tensors held as plain attributes (the fixtures' causal mask, kept out
+    # of the ONNX initializers) are not moved by .to(): move them too.
+    for mod in model.modules():
+        for name, value in list(vars(mod).items()):
+            if isinstance(value, torch.Tensor):
+                setattr(mod, name, value.to(device))
     inputs = [torch.from_numpy(np.load(os.path.join(fixture, d["file"]))).to(device)
               for d in config["inputs"].values()]
 
