@@ -26,7 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c->getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
     return c;
   }();
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads up to a NUL terminator, as a file's MemoryBuffer
+  // has: libFuzzer's buffer has none.
+  std::string text(reinterpret_cast<const char *>(data), size);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, ctx);
   if (!module || mlir::failed(mlir::verify(*module)))
