@@ -65,12 +65,46 @@ prepare() {
      ../../build/bin/autoshard compile $m.mlir --lower-only --backend cuda \
        --kernels=compiled -o $m.cuda-compiled.asplan)
   done
+  # The fixture's Adam training step (as bench/runtime/run.py builds it).
+  (cd $P &&
+   ../../build/bin/autoshard-opt gpt-fixture.mlir \
+     "--dist-training-step=loss=cross_entropy optimizer=adam lr=0.01" \
+     -o gpt-step.mlir &&
+   for v in "cpu interpreted" "cuda interpreted" "cuda compiled"; do
+     set -- $v
+     ../../build/bin/autoshard compile gpt-step.mlir --lower-only \
+       --entry train_step --backend $1 --kernels=$2 -o gpt-step.$1-$2.asplan
+   done)
   du -sh $D/bundle.tgz $D/KernelTests.xz $P $D
   echo "ready: run(command=\"bash scripts/gpu-check.sh\", carry=[\"$D\"], timeout_s=420)"
 }
 
 if [ "${1:-}" = "--prepare" ]; then
   prepare
+  exit
+fi
+
+# The training step: N Adam steps of the GPT fixture per plan, losses and
+# per-step times, next to PyTorch eager's training loop on the GPU.
+train() {
+  local ids=$PWD/test/Train/Inputs/gpt/ids.npy
+  local labels=$PWD/test/Train/Inputs/gpt/labels.npy
+  local v backend
+  for v in cpu-interpreted cuda-interpreted cuda-compiled; do
+    backend=${v%%-*}
+    echo "== gpt-fixture training step, $v (20 steps; step 1 includes the warm-up)"
+    (cd $P && OPENBLAS_NUM_THREADS=1 timeout 120 bash ../run.sh autoshard-run \
+       gpt-step.$v.asplan --backend $backend --steps 20 --input=ids=$ids \
+       --input=labels=$labels --write-outputs=false 2>&1 |
+       grep -E '^step (1|2|5|10|19|20)/|error' | sed 's/^/  /')
+  done
+  echo "== PyTorch eager training step on the GPU (20 steps)"
+  (cd $P && timeout 120 python3 ../../bench/runtime/torch_gpu.py --fixture gpt \
+     --weights-dir gpt-weights --steps 20) 2>&1 | tail -3
+}
+
+if [ "${1:-}" = "--train" ]; then
+  train
   exit
 fi
 

@@ -13,6 +13,10 @@ with torch.cuda.synchronize() on both sides (so a pass is the whole forward,
 launch overhead included, as autoshard-run --repeat measures it). Prints one
 JSON object: torch version, device name, per-pass times (ms), their mean;
 --output writes the forward's result (for comparing with autoshard's).
+With --steps N it instead runs N Adam training steps (cross-entropy on the
+fixture's labels, lr 0.01, as bench/runtime/run.py's autoshard step) and
+prints each step's time and loss (the loss's .item() waits for the step, as
+autoshard-run's per-step loss line does).
 """
 import argparse
 import json
@@ -32,6 +36,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--output")
     ap.add_argument("--device", default="cuda")
+    ap.add_argument("--steps", type=int, default=0,
+                    help="time N Adam training steps instead of the forward")
     args = ap.parse_args()
 
     import numpy as np
@@ -59,6 +65,9 @@ def main():
         if device.type == "cuda":
             torch.cuda.synchronize()
 
+    if args.steps:
+        train(model, inputs, fixture, config, device, args.steps)
+        return
     times = []
     with torch.no_grad():
         for _ in range(2):
@@ -74,6 +83,33 @@ def main():
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     json.dump({"torch": torch.__version__, "device": name, "times_ms": times,
                "mean_ms": sum(times) / len(times)}, sys.stdout)
+    sys.stdout.write("\n")
+
+
+def train(model, inputs, fixture, config, device, steps):
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    labels = torch.from_numpy(np.load(os.path.join(
+        fixture, config["labels"]["cross_entropy"]["file"]))).to(device)
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=0.01, betas=(0.9, 0.999),
+                           eps=1e-8)
+    times, losses = [], []
+    for _ in range(steps):
+        start = time.perf_counter()
+        opt.zero_grad()
+        out = model(*inputs)
+        loss = F.cross_entropy(out.reshape(-1, out.shape[-1]),
+                               labels.reshape(-1))
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+        times.append((time.perf_counter() - start) * 1e3)
+    rest = sorted(times[1:] or times)
+    json.dump({"torch": torch.__version__, "times_ms": times, "losses": losses,
+               "median_ms": rest[len(rest) // 2]}, sys.stdout)
     sys.stdout.write("\n")
 
 
