@@ -114,6 +114,8 @@ private:
   double planMemory();
   /// Every value's bytes per device at its chosen layout.
   double allValuesMemory();
+  /// Calls `fn(value, bytes)` for every value allValuesMemory counts.
+  void forEachValueMemory(llvm::function_ref<void(Value, double)> fn);
   const TensorLayout *chosenLayout(Value v) const;
   /// Bytes per device of each candidate's results at node `i`.
   std::vector<double> candidateBytes(unsigned i);

@@ -81,10 +81,16 @@ double FunctionPropagation::planMemory() {
 
 double FunctionPropagation::allValuesMemory() {
   double bytes = 0.0;
+  forEachValueMemory([&](Value, double b) { bytes += b; });
+  return bytes;
+}
+
+void FunctionPropagation::forEachValueMemory(
+    llvm::function_ref<void(Value, double)> fn) {
   for (BlockArgument arg : body.getArguments())
     if (isa<RankedTensorType>(arg.getType()))
-      bytes +=
-          tensorBytes(nodes[arg.getArgNumber()].resultLayout(0), arg.getType());
+      fn(arg,
+         tensorBytes(nodes[arg.getArgNumber()].resultLayout(0), arg.getType()));
   for (unsigned i = firstOpNode; i < firstResult; ++i) {
     const Node &n = nodes[i];
     if (isa<dist::ReshardOp>(n.op))
@@ -92,9 +98,8 @@ double FunctionPropagation::allValuesMemory() {
     for (OpResult r : n.op->getResults())
       if (isa<RankedTensorType>(r.getType()) &&
           r.getResultNumber() < n.getNumResultLayouts())
-        bytes += tensorBytes(n.resultLayout(r.getResultNumber()), r.getType());
+        fn(r, tensorBytes(n.resultLayout(r.getResultNumber()), r.getType()));
   }
-  return bytes;
 }
 
 /// The bytes per device each candidate of node `i` gives its results, as

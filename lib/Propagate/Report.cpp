@@ -45,34 +45,36 @@ PropagationReport::toJSON(llvm::json::Array strategyList) const {
   llvm::json::Object coll;
   for (const auto &[kind, count] : collectives)
     coll[kind] = count;
-  llvm::json::Object json{{"solver", solver},
-                            {"optimal", optimal},
-                            {"ops", numOps},
-                            {"reshards", numReshards},
-                            {"collectives", std::move(coll)},
-                            {"comm_bytes_per_device", commBytesPerDevice},
-                            {"comm_time_us", commTimeUs},
-                            {"compute_time_us", computeTimeUs},
-                            {"memory_bytes_per_device", memoryBytesPerDevice},
-                            {"parameter_bytes_per_device",
-                             parameterBytesPerDevice},
-                            {"optimizer_state_bytes_per_device",
-                             optimizerStateBytesPerDevice},
-                            {"gradient_bytes_per_device",
-                             gradientBytesPerDevice},
-                            {"activation_bytes_per_device",
-                             activationBytesPerDevice},
-                            {"total_cost_us", computeTimeUs + commTimeUs},
-                            {"solver_cost_us", solverCostUs},
-                            {"candidates", numCandidates},
-                            {"priced_reshards", numPricedReshards},
-                            {"strategies", std::move(strategyList)},
-                            {"memory_bound_bytes_per_device",
-                             memoryBoundBytesPerDevice},
-                            {"memory_fits", memoryFits}};
+  llvm::json::Object json{
+      {"solver", solver},
+      {"optimal", optimal},
+      {"ops", numOps},
+      {"reshards", numReshards},
+      {"collectives", std::move(coll)},
+      {"comm_bytes_per_device", commBytesPerDevice},
+      {"comm_time_us", commTimeUs},
+      {"compute_time_us", computeTimeUs},
+      {"memory_bytes_per_device", memoryBytesPerDevice},
+      {"parameter_bytes_per_device", parameterBytesPerDevice},
+      {"optimizer_state_bytes_per_device", optimizerStateBytesPerDevice},
+      {"gradient_bytes_per_device", gradientBytesPerDevice},
+      {"activation_bytes_per_device", activationBytesPerDevice},
+      {"total_cost_us", computeTimeUs + commTimeUs},
+      {"solver_cost_us", solverCostUs},
+      {"candidates", numCandidates},
+      {"priced_reshards", numPricedReshards},
+      {"strategies", std::move(strategyList)},
+      {"memory_bound_bytes_per_device", memoryBoundBytesPerDevice},
+      {"memory_fits", memoryFits}};
   if (memoryBounded) {
     json["unbounded_cost_us"] = unboundedCostUs;
     json["unbounded_memory_bytes_per_device"] = unboundedMemoryBytesPerDevice;
+  }
+  if (memoryBounded || !memoryFits) {
+    llvm::json::Array largest;
+    for (const auto &[value, bytes] : largestValues)
+      largest.push_back(llvm::json::Object{{"value", value}, {"bytes", bytes}});
+    json["largest_values_per_device"] = std::move(largest);
   }
   return json;
 }
@@ -98,14 +100,16 @@ bool PropagationReport::write(const std::string &path, std::string &error) {
     if (memoryBounded)
       os << llvm::format("    fastest plan: %.0f bytes, %.3f us\n",
                          unboundedMemoryBytesPerDevice, unboundedCostUs);
+    if (memoryBounded || !memoryFits)
+      for (const auto &[value, bytes] : largestValues)
+        os << llvm::format("    %12.0f bytes  ", bytes) << value << "\n";
     if (optimizerStateBytesPerDevice + activationBytesPerDevice > 0)
       os << llvm::format("    parameters %.0f, gradients %.0f, optimizer "
                          "state %.0f, activations %.0f\n",
                          parameterBytesPerDevice, gradientBytesPerDevice,
                          optimizerStateBytesPerDevice,
                          activationBytesPerDevice);
-    os
-       << llvm::format("  total cost: %.3f us\n", computeTimeUs + commTimeUs)
+    os << llvm::format("  total cost: %.3f us\n", computeTimeUs + commTimeUs)
        << llvm::format("  solver: %lld nodes, %lld candidates, %.2f ms\n",
                        static_cast<long long>(solverNodes),
                        static_cast<long long>(numCandidates), solverTimeMs)

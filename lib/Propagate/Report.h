@@ -42,6 +42,10 @@ struct PropagationReport {
   /// Set when the fastest plan did not fit and a slower one that does was
   /// taken (MemoryBound.cpp): the fastest plan's cost and bytes.
   bool memoryBounded = false;
+  /// The values taking the most bytes per device in the plan (largest
+  /// first), shown when a memory bound shaped the plan or was not met.
+  static constexpr size_t kLargestValues = 5;
+  std::vector<std::pair<std::string, double>> largestValues;
   double unboundedCostUs = 0.0;
   double unboundedMemoryBytesPerDevice = 0.0;
   /// Solver objective (compute + priced reshards), with each value of

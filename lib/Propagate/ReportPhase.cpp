@@ -60,9 +60,46 @@ LogicalResult FunctionPropagation::reportInputReshards() {
   return success();
 }
 
+/// How the report names a value: an argument by its dist.name (else
+/// @func:%argN), a result by its op and location.
+static std::string describeValue(Value v, func::FuncOp func) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (auto name =
+            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dist.name"))
+      os << name.getValue();
+    else
+      os << "@" << func.getSymName() << ":%arg" << arg.getArgNumber();
+    return text;
+  }
+  Operation *op = v.getDefiningOp();
+  os << op->getName();
+  if (op->getNumResults() > 1)
+    os << "#" << cast<OpResult>(v).getResultNumber();
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at " << loc.getFilename() << ":" << loc.getLine() << ":"
+       << loc.getColumn();
+  else
+    os << " in @" << func.getSymName();
+  return text;
+}
+
 /// Memory: every value once, at its producer's layout (a training step's
-/// figure replaces it, see Propagate.cpp).
+/// figure replaces it, see Propagate.cpp), and the values that take the
+/// most of it (what a memory bound has to shrink).
 void FunctionPropagation::reportMemory() {
   report.memoryBytesPerDevice += allValuesMemory();
   report.numOps += firstResult - firstOpNode;
+  forEachValueMemory([&](Value v, double bytes) {
+    auto &top = report.largestValues;
+    if (top.size() == PropagationReport::kLargestValues &&
+        bytes <= top.back().second)
+      return;
+    auto at =
+        llvm::find_if(top, [&](const auto &e) { return e.second < bytes; });
+    top.insert(at, {describeValue(v, func), bytes});
+    if (top.size() > PropagationReport::kLargestValues)
+      top.pop_back();
+  });
 }

@@ -24,6 +24,7 @@
 // FREE-LABEL: func.func @mlp
 // FREE-SAME: %arg3: tensor<256x1024xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], []]>}
 // FREE-SAME: %arg8: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], []]>}
+// FREE-REPORT-NOT: largest_values
 // FREE-REPORT: "memory_bound_bytes_per_device": 85899345920,
 // FREE-REPORT-NEXT: "memory_bytes_per_device": 7938048,
 // FREE-REPORT-NEXT: "memory_fits": true,
@@ -35,6 +36,15 @@
 // SMALL-SAME: %arg5: tensor<256x1024xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], [mp]]>}
 // SMALL-SAME: %arg6: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}mp], []]>}
 // SMALL-SAME: %arg8: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], [mp]]>}
+// Which values dominate the bounded plan: layer 3's first weight, still
+// replicated (1 MiB), then 256 KiB shards.
+// SMALL-REPORT: "largest_values_per_device": [
+// SMALL-REPORT-NEXT: {
+// SMALL-REPORT-NEXT: "bytes": 1048576,
+// SMALL-REPORT-NEXT: "value": "@mlp:%arg7"
+// SMALL-REPORT-NEXT: },
+// SMALL-REPORT-NEXT: {
+// SMALL-REPORT-NEXT: "bytes": 262144,
 // SMALL-REPORT: "memory_bound_bytes_per_device": 5368709.{{[0-9]*}},
 // SMALL-REPORT-NEXT: "memory_bytes_per_device": 4644864,
 // SMALL-REPORT-NEXT: "memory_fits": true,
