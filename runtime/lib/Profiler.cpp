@@ -1,10 +1,10 @@
 //===- Profiler.cpp - Time per kernel kind --------------------------------===//
 
 #include "autoshard/Runtime/Profiler.h"
+#include "autoshard/Runtime/Format.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdarg>
 #include <cstdio>
 
 using namespace autoshard::rt;
@@ -31,17 +31,6 @@ std::vector<Profiler::Entry> Profiler::getEntries() const {
       used.begin(), used.end(),
       [](const Entry &a, const Entry &b) { return a.seconds > b.seconds; });
   return used;
-}
-
-static std::string format(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-static std::string format(const char *fmt, ...) {
-  char buf[256];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, args);
-  va_end(args);
-  return buf;
 }
 
 std::string Profiler::formatTable() const {

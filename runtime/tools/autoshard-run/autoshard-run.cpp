@@ -34,6 +34,7 @@
 #include "autoshard/Runtime/Communicator.h"
 #include "autoshard/Runtime/CudaBackend.h"
 #include "autoshard/Runtime/Executor.h"
+#include "autoshard/Runtime/Format.h"
 #include "autoshard/Runtime/HostIO.h"
 #include "autoshard/Runtime/PlanFile.h"
 
@@ -46,7 +47,6 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -59,6 +59,7 @@
 #include <thread>
 
 using namespace autoshard;
+using autoshard::rt::format;
 namespace fs = std::filesystem;
 
 static cl::OptionCategory category("autoshard-run options");
@@ -201,16 +202,6 @@ static cl::opt<int>
                   cl::cat(category));
 
 namespace {
-/// printf into a string (for the figures autoshard-run prints).
-std::string format(const char *fmt, ...) {
-  char buf[128];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, args);
-  va_end(args);
-  return buf;
-}
-
 /// Creates `dir` unless it is a directory; false when it cannot.
 bool makeDirectory(const std::string &dir) {
   std::error_code ec;
