@@ -272,12 +272,10 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
   case OpKind::Empty:
     res = allocate(resultInfo(0).type, resultInfo(0).shape, /*zeroed=*/true);
     return;
-  case OpKind::Fill: {
-    Tensor out = fresh(0);
-    backend.fill(out, in(0));
-    res = out;
+  case OpKind::Fill:
+    res = fresh(0);
+    backend.fill(res, in(0));
     return;
-  }
   case OpKind::Reshape:
     if (in(0).getDType() != resultInfo(0).type)
       throw Error("reshape changes the element type");
@@ -297,62 +295,28 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
   }
   case OpKind::Conv2D:
   case OpKind::Pool2D:
-    // The backend's kernel (oneDNN on the CPU), else the loop nest below.
-    if (backend.hasWindowKernels()) {
-      Tensor out = takeInit(env, inst.operands[2], current);
-      if (inst.kind == OpKind::Conv2D)
-        backend.conv2d(in(0), in(1), out, inst.strides, inst.offsets);
-      else
-        backend.pool2d(in(0), out, inst.sizes, inst.strides, inst.offsets,
-                       inst.dim == 0 ? ReductionKind::Max : ReductionKind::Sum);
-      res = out;
-      return;
-    }
+    // The backend's kernel (oneDNN on the CPU), else the loop nest.
+    if (backend.hasWindowKernels())
+      return executeWindow(inst, env);
     [[fallthrough]];
-  case OpKind::Generic: {
-    const GenericSpec &g = *inst.generic;
-    std::vector<const Tensor *> ins, caps;
-    for (int32_t k = 0; k < g.numInputs; ++k)
-      ins.push_back(&in(k));
-    for (int32_t k = 0; k < g.numCaptures; ++k)
-      caps.push_back(&in(g.numInputs + g.numOutputs + k));
-    std::vector<Tensor> outs;
-    for (int32_t k = 0; k < g.numOutputs; ++k)
-      outs.push_back(takeInit(env, inst.operands[g.numInputs + k], current));
-    std::vector<Tensor *> outPtrs;
-    for (Tensor &t : outs)
-      outPtrs.push_back(&t);
-    if (current < kernels.size() && kernels[current])
-      runKernel(kernels[current], ins, outPtrs, caps);
-    else
-      backend.generic(g, ins, caps, outPtrs);
-    for (int32_t k = 0; k < g.numOutputs; ++k)
-      env[inst.results[k]] = outs[k];
+  case OpKind::Generic:
+    return executeGeneric(inst, env);
+  case OpKind::Transpose:
+    res = fresh(0);
+    backend.transpose(in(0), res, inst.perm);
     return;
-  }
-  case OpKind::Transpose: {
-    Tensor out = fresh(0);
-    backend.transpose(in(0), out, inst.perm);
-    res = out;
+  case OpKind::Softmax:
+    res = fresh(0);
+    backend.softmax(in(0), res, inst.dim);
     return;
-  }
-  case OpKind::Softmax: {
-    Tensor out = fresh(0);
-    backend.softmax(in(0), out, inst.dim);
-    res = out;
+  case OpKind::Gather:
+    res = fresh(0);
+    backend.gather(in(0), in(1), res, inst.perm);
     return;
-  }
-  case OpKind::Gather: {
-    Tensor out = fresh(0);
-    backend.gather(in(0), in(1), out, inst.perm);
-    res = out;
-    return;
-  }
   case OpKind::ExtractSlice: {
     SliceBounds b = resolveSlice(inst, /*next=*/1, env, backend);
-    Tensor out = fresh(0);
-    backend.extractSlice(in(0), out, b.offsets, b.sizes, b.strides);
-    res = out;
+    res = fresh(0);
+    backend.extractSlice(in(0), res, b.offsets, b.sizes, b.strides);
     return;
   }
   case OpKind::InsertSlice: {
@@ -366,278 +330,79 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     std::vector<const Tensor *> pieces;
     for (size_t k = 0; k < inst.operands.size(); ++k)
       pieces.push_back(&in(k));
-    Tensor out = fresh(0);
-    backend.concat(pieces, out, inst.dim);
-    res = out;
+    res = fresh(0);
+    backend.concat(pieces, res, inst.dim);
     return;
   }
   case OpKind::Pad: {
     size_t next = 2;
     std::vector<int64_t> low = resolve(inst.offsets, inst, next, env, backend);
-    Tensor out = fresh(0);
-    backend.pad(in(0), in(1), out, low);
-    res = out;
+    res = fresh(0);
+    backend.pad(in(0), in(1), res, low);
     return;
   }
-  case OpKind::ProcessIndex: {
-    int64_t pos = comm.getPosition();
-    std::vector<int64_t> coord = program.mesh.getCoordinate(pos);
-    std::vector<int64_t> axes = inst.perm;
-    if (axes.empty() && inst.dim != 1) {
-      axes.resize(program.mesh.getNumAxes());
-      std::iota(axes.begin(), axes.end(), 0);
-    }
-    if (inst.dim == 1) {
-      Tensor t(DType::I64, {});
-      t.setFromInt(0, pos);
-      env[inst.results[0]] = backend.upload(t);
-      return;
-    }
-    if (axes.size() != inst.results.size())
-      throw Error("process index: result count differs from the axes");
-    for (size_t k = 0; k < axes.size(); ++k) {
-      Tensor t(DType::I64, {});
-      t.setFromInt(0, coord.at(axes[k]));
-      env[inst.results[k]] = backend.upload(t);
-    }
-    return;
-  }
+  case OpKind::ProcessIndex:
+    return executeProcessIndex(inst, env);
   case OpKind::Collective:
-    executeCollective(inst, env);
+    return executeCollective(inst, env);
+  }
+}
+
+void Executor::executeWindow(const Instruction &inst,
+                             std::vector<Tensor> &env) {
+  const Tensor &in = env[inst.operands[0]];
+  Tensor out = takeInit(env, inst.operands[2], current);
+  if (inst.kind == OpKind::Conv2D)
+    backend.conv2d(in, env[inst.operands[1]], out, inst.strides, inst.offsets);
+  else
+    backend.pool2d(in, out, inst.sizes, inst.strides, inst.offsets,
+                   inst.dim == 0 ? ReductionKind::Max : ReductionKind::Sum);
+  env[inst.results[0]] = out;
+}
+
+void Executor::executeGeneric(const Instruction &inst,
+                              std::vector<Tensor> &env) {
+  const GenericSpec &g = *inst.generic;
+  auto in = [&](size_t k) -> const Tensor & { return env[inst.operands[k]]; };
+  std::vector<const Tensor *> ins, caps;
+  for (int32_t k = 0; k < g.numInputs; ++k)
+    ins.push_back(&in(k));
+  for (int32_t k = 0; k < g.numCaptures; ++k)
+    caps.push_back(&in(g.numInputs + g.numOutputs + k));
+  std::vector<Tensor> outs;
+  for (int32_t k = 0; k < g.numOutputs; ++k)
+    outs.push_back(takeInit(env, inst.operands[g.numInputs + k], current));
+  std::vector<Tensor *> outPtrs;
+  for (Tensor &t : outs)
+    outPtrs.push_back(&t);
+  if (current < kernels.size() && kernels[current])
+    runKernel(kernels[current], ins, outPtrs, caps);
+  else
+    backend.generic(g, ins, caps, outPtrs);
+  for (int32_t k = 0; k < g.numOutputs; ++k)
+    env[inst.results[k]] = outs[k];
+}
+
+void Executor::executeProcessIndex(const Instruction &inst,
+                                   std::vector<Tensor> &env) {
+  auto scalar = [&](int64_t v) {
+    Tensor t(DType::I64, {});
+    t.setFromInt(0, v);
+    return backend.upload(t);
+  };
+  int64_t pos = comm.getPosition();
+  if (inst.dim == 1) { // the linear index
+    env[inst.results[0]] = scalar(pos);
     return;
   }
-}
-
-namespace {
-/// Sizes of a tensor viewed as [pre, dim, post] around `dim`.
-struct Around {
-  int64_t pre = 1, mid = 1, post = 1;
-};
-Around around(const Shape &shape, int64_t dim) {
-  Around a;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-    (d < dim ? a.pre : d == dim ? a.mid : a.post) *= shape[d];
-  return a;
-}
-} // namespace
-
-void Executor::executeCollective(const Instruction &inst,
-                                 std::vector<Tensor> &env) {
-  const CollectiveStep &step = inst.collective;
-  const Tensor &input = env[inst.operands[0]];
-  const ValueInfo &outInfo = program.values[inst.results[0]];
-  Tensor &res = env[inst.results[0]];
-  const AxisList &axes = step.axes;
-  DType type = input.getDType();
-  int64_t elem = getDTypeSize(type);
-  int64_t n =
-      step.kind == CollectiveKind::Permute ? 1 : comm.getGroupSize(axes);
-  int64_t me =
-      step.kind == CollectiveKind::Permute ? 0 : comm.getGroupIndex(axes);
-  const Shape &inShape = input.getShape();
-  int64_t rank = input.getRank();
-  bool uneven = !inst.groupExtents.empty();
-  if (uneven && static_cast<int64_t>(inst.groupExtents.size()) != n)
-    throw Error(
-        "uneven collective: " + std::to_string(inst.groupExtents.size()) +
-        " extents for a group of " + std::to_string(n));
-  auto needDim = [&](int64_t d) {
-    if (d < 0 || d >= rank)
-      throw Error("collective dim " + std::to_string(d) + " out of range for " +
-                  input.getTypeString());
-  };
-  auto prefix = [&](int64_t k) {
-    return std::accumulate(inst.groupExtents.begin(),
-                           inst.groupExtents.begin() + k, int64_t(0));
-  };
-  // Moves block axis: [a, n, b, c] <-> [n, a, b, c].
-  auto swapBlocks = [&](const Tensor &t, int64_t a, int64_t blocks, int64_t b,
-                        int64_t c) {
-    Tensor view = t.reshaped({a, blocks, b, c});
-    Tensor out = allocate(type, {blocks, a, b, c}, /*zeroed=*/false);
-    backend.transpose(view, out, {1, 0, 2, 3});
-    return out;
-  };
-  auto finish = [&](Tensor t) {
-    if (t.getNumElements() != getNumElements(outInfo.shape))
-      throw Error(std::string("collective result ") + t.getTypeString() +
-                  " does not match the declared " +
-                  std::string(stringifyDType(outInfo.type)) + "[" +
-                  stringifyShape(outInfo.shape) + "]");
-    res = t.reshaped(outInfo.shape);
-  };
-
-  switch (step.kind) {
-  case CollectiveKind::AllReduce: {
-    Tensor out = allocate(type, inShape, /*zeroed=*/false);
-    comm.allReduce(input.getRawData(), out.getRawData(), input.getNumElements(),
-                   type, step.reduction, axes);
-    return finish(out);
+  std::vector<int64_t> coord = program.mesh.getCoordinate(pos);
+  std::vector<int64_t> axes = inst.perm;
+  if (axes.empty()) {
+    axes.resize(program.mesh.getNumAxes());
+    std::iota(axes.begin(), axes.end(), 0);
   }
-  case CollectiveKind::MakePartial: {
-    Tensor out = allocate(type, inShape, /*zeroed=*/true);
-    bool keep = me == 0 || step.reduction == ReductionKind::Max ||
-                step.reduction == ReductionKind::Min;
-    if (keep) {
-      backend.copy(input, out);
-    } else if (step.reduction == ReductionKind::Product) {
-      Tensor one(type, {});
-      one.setFromInt(0, 1);
-      backend.fill(out, backend.upload(one));
-    }
-    return finish(out);
-  }
-  case CollectiveKind::AllSlice: {
-    needDim(step.dim);
-    int64_t extent = uneven ? inst.groupExtents[me] : inShape[step.dim] / n;
-    int64_t offset = uneven ? prefix(me) : me * extent;
-    if (!uneven && inShape[step.dim] % n)
-      throw Error("all_slice: dim " + std::to_string(step.dim) + " of " +
-                  input.getTypeString() + " does not split " +
-                  std::to_string(n) + " ways");
-    std::vector<int64_t> offsets(rank, 0), sizes = inShape, strides(rank, 1);
-    offsets[step.dim] = offset;
-    sizes[step.dim] = extent;
-    Tensor out = allocate(type, sizes, /*zeroed=*/false);
-    backend.extractSlice(input, out, offsets, sizes, strides);
-    // A padded uneven result keeps its shard at the origin.
-    if (out.getShape() != outInfo.shape &&
-        out.getNumElements() != getNumElements(outInfo.shape)) {
-      Tensor padded = allocate(type, outInfo.shape, /*zeroed=*/true);
-      backend.insertSlice(out, padded, std::vector<int64_t>(rank, 0), sizes,
-                          strides);
-      return finish(padded);
-    }
-    return finish(out);
-  }
-  case CollectiveKind::AllGather: {
-    needDim(step.dim);
-    Around ar = around(inShape, step.dim);
-    if (!uneven) {
-      Tensor recv =
-          allocate(type, {n, ar.pre, ar.mid, ar.post}, /*zeroed=*/false);
-      comm.allGather(input.getRawData(), recv.getRawData(), input.getBytes(),
-                     axes);
-      Tensor view = recv.reshaped({n, ar.pre, ar.mid, ar.post});
-      Tensor out =
-          allocate(type, {ar.pre, n, ar.mid, ar.post}, /*zeroed=*/false);
-      backend.transpose(view, out, {1, 0, 2, 3});
-      return finish(out);
-    }
-    // Uneven: member k contributes extent k of dim; the local tensor may be
-    // padded beyond its own extent.
-    std::vector<int64_t> offsets(rank, 0), strides(rank, 1);
-    Shape mine = inShape;
-    mine[step.dim] = inst.groupExtents[me];
-    Tensor own = allocate(type, mine, /*zeroed=*/false);
-    backend.extractSlice(input, own, offsets, mine, strides);
-    std::vector<int64_t> recvBytes;
-    for (int64_t k = 0; k < n; ++k)
-      recvBytes.push_back(ar.pre * inst.groupExtents[k] * ar.post * elem);
-    Shape full = inShape;
-    full[step.dim] = prefix(n);
-    Tensor recv = allocate(type, {getNumElements(full)}, /*zeroed=*/false);
-    comm.allGatherV(own.getRawData(), recv.getRawData(), recvBytes, axes);
-    Tensor out = allocate(type, full, /*zeroed=*/false);
-    int64_t at = 0;
-    for (int64_t k = 0; k < n; ++k) {
-      Shape piece = inShape;
-      piece[step.dim] = inst.groupExtents[k];
-      Tensor block = allocate(type, piece, /*zeroed=*/false);
-      std::vector<int64_t> start{at}, sz{getNumElements(piece)}, one{1};
-      backend.extractSlice(recv, block, start, sz, one);
-      offsets[step.dim] = prefix(k);
-      backend.insertSlice(block, out, offsets, piece, strides);
-      at += getNumElements(piece);
-    }
-    return finish(out);
-  }
-  case CollectiveKind::ReduceScatter: {
-    needDim(step.dim);
-    Around ar = around(inShape, step.dim);
-    if (!uneven) {
-      if (ar.mid % n)
-        throw Error("reduce_scatter: dim " + std::to_string(step.dim) + " of " +
-                    input.getTypeString() + " does not split " +
-                    std::to_string(n) + " ways");
-      Tensor packed = swapBlocks(input, ar.pre, n, ar.mid / n, ar.post);
-      Tensor out =
-          allocate(type, {ar.pre, ar.mid / n, ar.post}, /*zeroed=*/false);
-      comm.reduceScatter(packed.getRawData(), out.getRawData(),
-                         out.getNumElements(), type, step.reduction, axes);
-      return finish(out);
-    }
-    std::vector<const Tensor *> pieces;
-    std::vector<Tensor> owned;
-    std::vector<int64_t> counts;
-    std::vector<int64_t> offsets(rank, 0), strides(rank, 1);
-    for (int64_t k = 0; k < n; ++k) {
-      Shape piece = inShape;
-      piece[step.dim] = inst.groupExtents[k];
-      offsets[step.dim] = prefix(k);
-      owned.push_back(allocate(type, piece, /*zeroed=*/false));
-      backend.extractSlice(input, owned.back(), offsets, piece, strides);
-      counts.push_back(getNumElements(piece));
-    }
-    Tensor packed =
-        allocate(type, {prefix(n) * ar.pre * ar.post}, /*zeroed=*/false);
-    int64_t at = 0;
-    for (int64_t k = 0; k < n; ++k) {
-      Tensor flat = owned[k].reshaped({counts[k]});
-      backend.insertSlice(flat, packed, {at}, {counts[k]}, {1});
-      at += counts[k];
-    }
-    Shape mine = inShape;
-    mine[step.dim] = inst.groupExtents[me];
-    Tensor out = allocate(type, mine, /*zeroed=*/false);
-    comm.reduceScatterV(packed.getRawData(), out.getRawData(), counts, type,
-                        step.reduction, axes);
-    if (getNumElements(mine) != getNumElements(outInfo.shape)) {
-      Tensor padded = allocate(type, outInfo.shape, /*zeroed=*/true);
-      backend.insertSlice(out, padded, std::vector<int64_t>(rank, 0), mine,
-                          strides);
-      return finish(padded);
-    }
-    return finish(out);
-  }
-  case CollectiveKind::AllToAll: {
-    int64_t split = step.dim, cat = step.srcDim;
-    needDim(split);
-    needDim(cat);
-    if (uneven)
-      throw Error("all_to_all with uneven extents is not supported");
-    Around as = around(inShape, split);
-    if (as.mid % n)
-      throw Error("all_to_all: dim " + std::to_string(split) + " of " +
-                  input.getTypeString() + " does not split " +
-                  std::to_string(n) + " ways");
-    Tensor packed = swapBlocks(input, as.pre, n, as.mid / n, as.post);
-    Tensor recv = allocate(type, packed.getShape(), /*zeroed=*/false);
-    comm.allToAll(packed.getRawData(), recv.getRawData(), packed.getBytes() / n,
-                  axes);
-    Shape block = inShape;
-    block[split] /= n;
-    Around ac = around(block, cat);
-    Tensor view = recv.reshaped({n, ac.pre, ac.mid, ac.post});
-    Tensor out = allocate(type, {ac.pre, n, ac.mid, ac.post}, /*zeroed=*/false);
-    backend.transpose(view, out, {1, 0, 2, 3});
-    return finish(out);
-  }
-  case CollectiveKind::Permute: {
-    int64_t pos = comm.getPosition();
-    int64_t dst = -1, src = -1;
-    for (auto [s, d] : step.pairs) {
-      if (s == pos)
-        dst = d;
-      if (d == pos)
-        src = s;
-    }
-    Tensor out = allocate(type, inShape, /*zeroed=*/false);
-    if (src < 0)
-      backend.copy(input, out);
-    comm.sendRecv(input.getRawData(), dst, out.getRawData(), src,
-                  input.getBytes());
-    return finish(out);
-  }
-  }
+  if (axes.size() != inst.results.size())
+    throw Error("process index: result count differs from the axes");
+  for (size_t k = 0; k < axes.size(); ++k)
+    env[inst.results[k]] = scalar(coord.at(axes[k]));
 }

@@ -8,6 +8,8 @@
 #include "autoshard/Runtime/Profiler.h"
 #include "autoshard/Runtime/Program.h"
 
+#include <functional>
+
 namespace autoshard::rt {
 
 /// Interprets a verified Program on one rank: kernels go to the backend,
@@ -30,9 +32,27 @@ public:
   /// stop). On a device backend each instruction is then synchronised.
   void setProfiler(Profiler *profiler);
 
+  /// One collective instruction in three phases (ExecutorCollective.cpp):
+  /// the pack phase has queued its kernels and made `buffers`; `exchange`
+  /// (empty for steps without one) is the communicator call on them and
+  /// `unpack` makes the result from them once the exchange is complete.
+  struct CollectivePlan {
+    std::vector<Tensor> buffers;
+    std::function<void()> exchange;
+    std::function<Tensor()> unpack;
+  };
+
 private:
   void execute(const Instruction &inst, std::vector<Tensor> &env);
+  void executeWindow(const Instruction &inst, std::vector<Tensor> &env);
+  void executeGeneric(const Instruction &inst, std::vector<Tensor> &env);
+  void executeProcessIndex(const Instruction &inst, std::vector<Tensor> &env);
   void executeCollective(const Instruction &inst, std::vector<Tensor> &env);
+  CollectivePlan packCollective(const Instruction &inst, const Tensor &input);
+  /// Checks an unpacked collective result against the declared value and
+  /// stores it (reshaped to the declared shape).
+  void finishCollective(const Instruction &inst, const Tensor &result,
+                        std::vector<Tensor> &env);
   Tensor takeInit(std::vector<Tensor> &env, ValueId id, size_t instIndex);
   /// A value's buffer from the backend: zero-filled, or uninitialised for
   /// one a kernel overwrites whole; timed as "allocation" when profiling.
