@@ -176,6 +176,9 @@ public:
     case 1:
       std::memset(dst.getRawData(), *one.getData<uint8_t>(), n);
       break;
+    case 2:
+      std::fill_n(dst.getData<uint16_t>(), n, *one.getData<uint16_t>());
+      break;
     case 4:
       std::fill_n(dst.getData<uint32_t>(), n, *one.getData<uint32_t>());
       break;

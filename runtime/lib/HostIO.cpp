@@ -28,6 +28,10 @@ static std::string npyDescr(DType type) {
     return "<i8";
   case DType::I1:
     return "|b1";
+  case DType::F16:
+    return "<f2";
+  case DType::BF16: // numpy has no bf16: files hold it as f32
+    return "<f4";
   }
   return "";
 }

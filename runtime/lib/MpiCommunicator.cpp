@@ -44,6 +44,9 @@ MPI_Datatype getMpiType(DType type) {
     return MPI_INT64_T;
   case DType::I1:
     return MPI_UINT8_T;
+  case DType::BF16:
+  case DType::F16:
+    return MPI_UINT16_T; // moved as bytes; sums use an f32 user op
   }
   return MPI_BYTE;
 }

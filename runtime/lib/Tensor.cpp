@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Runtime tensors ---------------------------------------===//
 
 #include "autoshard/Runtime/Tensor.h"
+#include "autoshard/Runtime/Half.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -17,12 +18,19 @@ int64_t autoshard::rt::getDTypeSize(DType type) {
     return 8;
   case DType::I1:
     return 1;
+  case DType::BF16:
+  case DType::F16:
+    return 2;
   }
   return 1;
 }
 
 bool autoshard::rt::isFloatDType(DType type) {
-  return type == DType::F32 || type == DType::F64;
+  return type == DType::F32 || type == DType::F64 || isHalfDType(type);
+}
+
+bool autoshard::rt::isHalfDType(DType type) {
+  return type == DType::BF16 || type == DType::F16;
 }
 
 std::string_view autoshard::rt::stringifyDType(DType type) {
@@ -37,12 +45,17 @@ std::string_view autoshard::rt::stringifyDType(DType type) {
     return "i64";
   case DType::I1:
     return "i1";
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
   }
   return "?";
 }
 
 std::optional<DType> autoshard::rt::parseDType(std::string_view name) {
-  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1})
+  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1,
+                  DType::BF16, DType::F16})
     if (stringifyDType(t) == name)
       return t;
   return std::nullopt;
@@ -121,6 +134,10 @@ double Tensor::getAsDouble(int64_t i) const {
     return static_cast<double>(getData<int64_t>()[i]);
   case DType::I1:
     return getData<uint8_t>()[i];
+  case DType::BF16:
+    return bf16ToFloat(getData<uint16_t>()[i]);
+  case DType::F16:
+    return f16ToFloat(getData<uint16_t>()[i]);
   }
   return 0;
 }
@@ -137,6 +154,9 @@ int64_t Tensor::getAsInt(int64_t i) const {
     return getData<int64_t>()[i];
   case DType::I1:
     return getData<uint8_t>()[i];
+  case DType::BF16:
+  case DType::F16:
+    return static_cast<int64_t>(getAsDouble(i));
   }
   return 0;
 }
@@ -158,6 +178,12 @@ void Tensor::setFromDouble(int64_t i, double v) {
   case DType::I1:
     getData<uint8_t>()[i] = v != 0.0;
     return;
+  case DType::BF16:
+    getData<uint16_t>()[i] = doubleToBF16(v);
+    return;
+  case DType::F16:
+    getData<uint16_t>()[i] = doubleToF16(v);
+    return;
   }
 }
 
@@ -177,6 +203,10 @@ void Tensor::setFromInt(int64_t i, int64_t v) {
     return;
   case DType::I1:
     getData<uint8_t>()[i] = v != 0;
+    return;
+  case DType::BF16:
+  case DType::F16:
+    setFromDouble(i, static_cast<double>(v));
     return;
   }
 }

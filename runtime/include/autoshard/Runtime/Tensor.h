@@ -29,12 +29,17 @@ public:
   explicit Error(const std::string &message) : std::runtime_error(message) {}
 };
 
-/// Element types. I1 is stored as one byte (0 or 1), as numpy's bool.
-enum class DType : uint8_t { F32, F64, I32, I64, I1 };
+/// Element types. I1 is stored as one byte (0 or 1), as numpy's bool. BF16
+/// and F16 are stored as their 16-bit patterns (Half.h converts) and are
+/// computed in f32. New types go at the end: plan files store the numbers.
+enum class DType : uint8_t { F32, F64, I32, I64, I1, BF16, F16 };
 
 int64_t getDTypeSize(DType type);
+/// F32, F64, BF16, F16.
 bool isFloatDType(DType type);
-/// "f32", "f64", "i32", "i64", "i1".
+/// BF16, F16: stored narrow, computed in f32.
+bool isHalfDType(DType type);
+/// "f32", "f64", "i32", "i64", "i1", "bf16", "f16".
 std::string_view stringifyDType(DType type);
 std::optional<DType> parseDType(std::string_view name);
 
