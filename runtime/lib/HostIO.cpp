@@ -2,6 +2,7 @@
 
 #include "autoshard/Runtime/HostIO.h"
 #include "autoshard/Runtime/Backend.h"
+#include "autoshard/Runtime/Half.h"
 #include "autoshard/Support/NpyHeader.h"
 
 #include <cmath>
@@ -30,7 +31,7 @@ static std::string npyDescr(DType type) {
     return "|b1";
   case DType::F16:
     return "<f2";
-  case DType::BF16: // numpy has no bf16: files hold it as f32
+  case DType::BF16: // numpy has no bf16: writeNpy widens it to f32
     return "<f4";
   }
   return "";
@@ -76,12 +77,13 @@ static NpyHeader openNpy(std::ifstream &file, const std::string &path) {
     throw bad(err);
   const std::string &d = dict.descr;
   std::optional<DType> type;
-  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1})
+  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1,
+                  DType::F16})
     if (d == npyDescr(t) || (t == DType::I1 && d == "<b1"))
       type = t;
   if (!type)
     throw Error("'" + path + "' has dtype '" + d +
-                "'; supported: float32, float64, int32, int64, bool "
+                "'; supported: float16, float32, float64, int32, int64, bool "
                 "(little endian)");
   if (dict.fortranOrder)
     throw Error("'" + path +
@@ -120,6 +122,19 @@ Tensor autoshard::rt::readNpy(const std::string &path) {
   return t;
 }
 
+Tensor autoshard::rt::readNpy(const std::string &path, DType as) {
+  Tensor t = readNpy(path);
+  if (as != DType::BF16 || t.getDType() != DType::F32)
+    return t;
+  // numpy has no bfloat16: bf16 data comes as float32, rounded here.
+  Tensor narrow(DType::BF16, t.getShape());
+  const float *src = t.getData<float>();
+  uint16_t *dst = narrow.getData<uint16_t>();
+  for (int64_t i = 0, e = t.getNumElements(); i < e; ++i)
+    dst[i] = floatToBF16(src[i]);
+  return narrow;
+}
+
 void autoshard::rt::writeNpy(const std::string &path, const Tensor &tensor) {
   std::string shape = "(";
   for (int64_t d : tensor.getShape())
@@ -129,6 +144,14 @@ void autoshard::rt::writeNpy(const std::string &path, const Tensor &tensor) {
   else if (tensor.getRank() == 1)
     shape.resize(shape.size() - 1);
   shape += ")";
+  if (tensor.getDType() == DType::BF16) {
+    // Written as float32 (exact), since numpy has no bfloat16.
+    Tensor wide(DType::F32, tensor.getShape());
+    const uint16_t *src = tensor.getData<uint16_t>();
+    for (int64_t i = 0, e = tensor.getNumElements(); i < e; ++i)
+      wide.getData<float>()[i] = bf16ToFloat(src[i]);
+    return writeNpy(path, wide);
+  }
   std::string header = "{'descr': '" + npyDescr(tensor.getDType()) +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Magic (6) + version (2) + length (2) + header + '\n' is 64-aligned.
@@ -167,8 +190,11 @@ Tensor autoshard::rt::makeSeededTensor(DType type, const Shape &shape,
   uint64_t stream = splitmix(splitmix(seed) ^ (key * 0xd1b54a32d192ed03ULL));
   for (int64_t i = 0; i < t.getNumElements(); ++i) {
     uint64_t h = splitmix(stream ^ static_cast<uint64_t>(i));
-    if (isFloatDType(type))
-      t.setFromDouble(i, static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0);
+    double v = static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0;
+    if (isHalfDType(type)) // via f32, as the f32 program's input
+      t.setFromDouble(i, static_cast<float>(v));
+    else if (isFloatDType(type))
+      t.setFromDouble(i, v);
     else if (type == DType::I1)
       t.setFromInt(i, h & 1);
     else

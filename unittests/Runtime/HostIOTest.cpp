@@ -1,6 +1,7 @@
 //===- HostIOTest.cpp - .npy, seeded inputs, shards -----------------------===//
 
 #include "autoshard/Runtime/HostIO.h"
+#include "autoshard/Runtime/Half.h"
 
 #include "gtest/gtest.h"
 
@@ -38,18 +39,68 @@ DeviceMesh mesh2x2() {
 } // namespace
 
 TEST(NpyTest, RoundTripsEveryDType) {
-  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1})
+  for (DType t : {DType::F32, DType::F64, DType::I32, DType::I64, DType::I1,
+                  DType::F16, DType::BF16})
     for (Shape s : {Shape{}, Shape{5}, Shape{2, 3, 4}, Shape{0, 3}}) {
       Tensor x = makeSeededTensor(t, s, 3, 1);
       std::string path = tempPath("rt.npy");
       writeNpy(path, x);
-      Tensor y = readNpy(path);
+      Tensor y = readNpy(path, t);
       EXPECT_EQ(y.getDType(), t);
       EXPECT_EQ(y.getShape(), s);
       double err;
       EXPECT_EQ(compareTensors(x, y, 0, 0, err), "");
       std::remove(path.c_str());
     }
+}
+
+// f16 is numpy's '<f2', bit for bit; bf16, which numpy lacks, is written
+// as float32 (exact) and read back from float32 rounding to nearest even.
+TEST(NpyTest, HalfPrecisionFiles) {
+  std::string path = tempPath("f16.npy");
+  // What numpy.save writes for np.array([1, -2.5, 65504, 6e-8], np.float16).
+  writeRaw(path, npyHeader("{'descr': '<f2', 'fortran_order': False, "
+                           "'shape': (4,), }") +
+                     std::string("\x00\x3c\x00\xc1\xff\x7b\x01\x00", 8));
+  Tensor h = readNpy(path);
+  ASSERT_EQ(h.getTypeString(), "f16[4]");
+  EXPECT_EQ(h.getAsDouble(0), 1.0);
+  EXPECT_EQ(h.getAsDouble(1), -2.5);
+  EXPECT_EQ(h.getAsDouble(2), 65504.0);
+  EXPECT_EQ(h.getAsDouble(3), std::ldexp(1.0, -24));
+  writeNpy(path, h);
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(bytes.find("'descr': '<f2'"), std::string::npos);
+  EXPECT_EQ(bytes.substr(bytes.size() - 8),
+            std::string("\x00\x3c\x00\xc1\xff\x7b\x01\x00", 8));
+
+  // bf16 out: float32 holding the same values.
+  Tensor b(DType::BF16, {3});
+  b.getData<uint16_t>()[0] = 0x3f81; // 1 + 2^-7
+  b.getData<uint16_t>()[1] = 0xff80; // -inf
+  b.getData<uint16_t>()[2] = 0x0001; // subnormal 2^-133
+  writeNpy(path, b);
+  Tensor wide = readNpy(path);
+  ASSERT_EQ(wide.getTypeString(), "f32[3]");
+  EXPECT_EQ(wide.getData<float>()[0], 1.0f + 0x1p-7f);
+  EXPECT_EQ(wide.getData<float>()[1], -INFINITY);
+  EXPECT_EQ(wide.getData<float>()[2], 0x1p-133f);
+  // bf16 in: float32 rounded to nearest even (1 + 2^-8 and 1 + 3 * 2^-8
+  // are ties).
+  Tensor f(DType::F32, {3});
+  f.getData<float>()[0] = 1.0f + 0x1p-8f;
+  f.getData<float>()[1] = 1.0f + 0x3p-8f;
+  f.getData<float>()[2] = -1.0f - 0x1.2p-8f;
+  writeNpy(path, f);
+  Tensor narrow = readNpy(path, DType::BF16);
+  ASSERT_EQ(narrow.getTypeString(), "bf16[3]");
+  EXPECT_EQ(narrow.getData<uint16_t>()[0], 0x3f80);
+  EXPECT_EQ(narrow.getData<uint16_t>()[1], 0x3f82);
+  EXPECT_EQ(narrow.getData<uint16_t>()[2], 0xbf81);
+  // Other types are returned as they are, for the caller to reject.
+  EXPECT_EQ(readNpy(path, DType::F16).getDType(), DType::F32);
+  std::remove(path.c_str());
 }
 
 /// Reading `path` fails with an error that contains `what`.
@@ -73,11 +124,11 @@ TEST(NpyTest, ReportsBadFiles) {
                               "'shape': (2, 2), }") +
                         std::string(16, '\0'));
   expectError(fortran, "Fortran order");
-  std::string half = tempPath("half.npy");
-  writeRaw(half, npyHeader("{'descr': '<f2', 'fortran_order': False, "
-                           "'shape': (2,), }") +
-                     std::string(4, '\0'));
-  expectError(half, "dtype '<f2'");
+  std::string complex = tempPath("complex.npy");
+  writeRaw(complex, npyHeader("{'descr': '<c8', 'fortran_order': False, "
+                              "'shape': (2,), }") +
+                        std::string(16, '\0'));
+  expectError(complex, "dtype '<c8'");
   std::string bigEndian = tempPath("be.npy");
   writeRaw(bigEndian, npyHeader("{'descr': '>f4', 'fortran_order': False, "
                                 "'shape': (2,), }") +
@@ -88,7 +139,8 @@ TEST(NpyTest, ReportsBadFiles) {
                                 "'shape': (3, 3), }") +
                           std::string(8, '\0'));
   expectError(truncated, "data shorter");
-  for (const std::string &p : {garbage, fortran, half, bigEndian, truncated})
+  for (const std::string &p :
+       {garbage, fortran, complex, bigEndian, truncated})
     std::remove(p.c_str());
 }
 
@@ -166,6 +218,21 @@ TEST(SeededTest, DeterministicAndKeyed) {
     EXPECT_GE(ints.getAsInt(i), 0);
     EXPECT_LT(ints.getAsInt(i), 8);
   }
+}
+
+// A bf16/f16 input is its f32 program's input rounded to nearest even.
+TEST(SeededTest, HalfInputsAreTheF32OnesRounded) {
+  Tensor f = makeSeededTensor(DType::F32, {4096}, 5, 2);
+  Tensor b = makeSeededTensor(DType::BF16, {4096}, 5, 2);
+  Tensor h = makeSeededTensor(DType::F16, {4096}, 5, 2);
+  int differ = 0;
+  for (int64_t i = 0; i < 4096; ++i) {
+    float v = f.getData<float>()[i];
+    ASSERT_EQ(b.getData<uint16_t>()[i], floatToBF16(v)) << i;
+    ASSERT_EQ(h.getData<uint16_t>()[i], floatToF16(v)) << i;
+    differ += b.getAsDouble(i) != v;
+  }
+  EXPECT_GT(differ, 4000); // really rounded
 }
 
 // Cutting every position's shard and assembling them gives the global

@@ -500,7 +500,7 @@ rt::Tensor loadGlobalInput(const rt::Program &p, size_t i,
   }
   rt::Tensor global =
       file.empty() ? rt::makeSeededTensor(info.type, io.globalShape, seed, i)
-                   : rt::readNpy(file);
+                   : rt::readNpy(file, info.type);
   if (rt::isFloatDType(global.getDType()) && (absInputs || fanInInit)) {
     const rt::Shape &shape = global.getShape();
     double scale = 1;
