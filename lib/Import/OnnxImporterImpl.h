@@ -124,6 +124,7 @@ void registerConvOps(OpTable &table); // OnnxConvOps.cpp
 void registerMathOps(OpTable &table); // OnnxMathOps.cpp
 void registerReduceOps(OpTable &table); // OnnxReduceOps.cpp
 void registerIndexOps(OpTable &table); // OnnxIndexOps.cpp
+void registerResizeOps(OpTable &table); // OnnxResizeOps.cpp
 
 class NodeImporter {
 public:

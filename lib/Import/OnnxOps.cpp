@@ -1491,6 +1491,7 @@ const OpTable &autoshard::onnx_import::getOpTable() {
     registerMathOps(t);
     registerReduceOps(t);
     registerIndexOps(t);
+    registerResizeOps(t);
     return t;
   }();
   return table;

@@ -1,0 +1,379 @@
+//===- OnnxResizeOps.cpp - Resize: nearest, linear and cubic resampling ---===//
+//
+// Resize is separable: each resized axis is one linalg.generic over the
+// output whose element is a weighted sum of a few input elements along that
+// axis (1 tap for nearest, 2 for linear, 4 for cubic). Shapes and scales are
+// static, so the taps' indices and weights are computed here, at import
+// time, exactly as ONNX's reference implementation picks them, and become
+// constant tables indexed by the output position along the axis. A table is
+// an operand like any other, so the generic splits over every output dim;
+// the input is read with tensor.extract (a captured read, like Gather's).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporterImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace autoshard::onnx_import;
+using mlir::utils::IteratorType;
+
+namespace {
+
+/// How one axis is resampled: output j is sum_k weight[k][j] *
+/// x[index[k][j]] + bias[j].
+struct AxisPlan {
+  std::vector<std::vector<int64_t>> index;
+  std::vector<std::vector<double>> weight;
+  std::vector<double> bias;
+  bool hasBias = false;
+};
+
+struct ResizeAttrs {
+  std::string mode, coordMode, nearestMode;
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+  double extrapolation = 0.0;
+};
+
+/// The input coordinate of output `x` (ONNX's get_original_coordinate);
+/// nullopt: outside the crop (tf_crop_and_resize extrapolates).
+std::optional<double> originalCoord(const ResizeAttrs &a, double x,
+                                    double scale, int64_t outLen, int64_t inLen,
+                                    double roiStart, double roiEnd) {
+  double outW = scale * double(inLen);
+  const std::string &m = a.coordMode;
+  if (m == "align_corners")
+    return outW == 1 ? 0.0 : x * double(inLen - 1) / (outW - 1);
+  if (m == "asymmetric")
+    return x / scale;
+  if (m == "tf_half_pixel_for_nn") // opset 11 only
+    return (x + 0.5) / scale;
+  if (m == "pytorch_half_pixel")
+    return outW == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  if (m == "half_pixel_symmetric") {
+    double offset = double(inLen) / 2 * (1 - double(outLen) / outW);
+    return offset + (x + 0.5) / scale - 0.5;
+  }
+  if (m == "tf_crop_and_resize") {
+    double span = (roiEnd - roiStart) * double(inLen - 1);
+    double c = outW == 1 ? span / 2 : x * span / (outW - 1);
+    c += roiStart * double(inLen - 1);
+    if (c < 0 || c > double(inLen - 1))
+      return std::nullopt;
+    return c;
+  }
+  return (x + 0.5) / scale - 0.5; // half_pixel
+}
+
+/// The taps' coefficients for the fractional position `ratio` in (0, 1].
+std::vector<double> coefficients(const ResizeAttrs &a, double ratio) {
+  if (a.mode == "nearest") {
+    if (ratio == 1.0)
+      return {0, 1};
+    const std::string &m = a.nearestMode;
+    if (m == "round_prefer_ceil")
+      return {double(ratio < 0.5), double(ratio >= 0.5)};
+    if (m == "floor")
+      return {1, 0};
+    if (m == "ceil")
+      return {0, 1};
+    return {double(ratio <= 0.5), double(ratio > 0.5)};
+  }
+  if (a.mode == "linear")
+    return {1 - ratio, ratio};
+  double A = a.cubicA, r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
+  return {((A * r1 - 5 * A) * r1 + 8 * A) * r1 - 4 * A,
+          ((A + 2) * ratio - (A + 3)) * ratio * ratio + 1,
+          ((A + 2) * q - (A + 3)) * q * q + 1,
+          ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A};
+}
+
+/// The taps of one output position, as the reference picks them: the n
+/// positions nearest `c` in the input padded by ceil(n/2) edge copies (ties
+/// to the lower), so a window past the border repeats the edge element.
+void addTaps(const ResizeAttrs &a, double c, int64_t inLen,
+             std::vector<std::pair<int64_t, double>> &taps) {
+  double fl = std::floor(c);
+  double ratio = c == fl ? 1.0 : c - fl;
+  std::vector<double> coeffs = coefficients(a, ratio);
+  int64_t n = coeffs.size(), pad = (n + 1) / 2, limit = inLen + 2 * pad;
+  double cp = c + double(pad);
+  std::vector<int64_t> cand;
+  int64_t lo = std::max<int64_t>(0, int64_t(std::floor(cp)) - n),
+          hi = std::min<int64_t>(limit, int64_t(std::floor(cp)) + n + 1);
+  for (int64_t i = lo; i < hi; ++i)
+    cand.push_back(i);
+  std::stable_sort(cand.begin(), cand.end(), [&](int64_t p, int64_t q) {
+    return std::abs(cp - double(p)) < std::abs(cp - double(q));
+  });
+  cand.resize(std::min<size_t>(cand.size(), n));
+  std::sort(cand.begin(), cand.end());
+  if (a.excludeOutside) {
+    double sum = 0;
+    for (size_t k = 0; k < cand.size(); ++k) {
+      int64_t orig = cand[k] - pad;
+      if (orig < 0 || orig >= inLen)
+        coeffs[k] = 0;
+      sum += coeffs[k];
+    }
+    for (double &w : coeffs)
+      w /= sum;
+  }
+  for (size_t k = 0; k < cand.size(); ++k) {
+    int64_t at = std::clamp<int64_t>(cand[k] - pad, 0, inLen - 1);
+    if (coeffs[k] == 0)
+      continue;
+    auto same = llvm::find_if(taps, [&](auto &t) { return t.first == at; });
+    if (same != taps.end())
+      same->second += coeffs[k];
+    else
+      taps.push_back({at, coeffs[k]});
+  }
+}
+
+AxisPlan planAxis(const ResizeAttrs &a, int64_t inLen, int64_t outLen,
+                  double scale, double roiStart, double roiEnd) {
+  std::vector<std::vector<std::pair<int64_t, double>>> perOut(outLen);
+  AxisPlan plan;
+  plan.bias.assign(outLen, 0.0);
+  size_t width = 1;
+  for (int64_t j = 0; j < outLen; ++j) {
+    std::optional<double> c =
+        originalCoord(a, double(j), scale, outLen, inLen, roiStart, roiEnd);
+    if (!c) {
+      plan.bias[j] = a.extrapolation;
+      plan.hasBias |= a.extrapolation != 0;
+      continue;
+    }
+    addTaps(a, *c, inLen, perOut[j]);
+    width = std::max(width, perOut[j].size());
+  }
+  plan.index.assign(width, std::vector<int64_t>(outLen, 0));
+  plan.weight.assign(width, std::vector<double>(outLen, 0.0));
+  for (int64_t j = 0; j < outLen; ++j)
+    for (size_t k = 0; k < perOut[j].size(); ++k) {
+      plan.index[k][j] = perOut[j][k].first;
+      plan.weight[k][j] = perOut[j][k].second;
+    }
+  return plan;
+}
+
+/// The plan reads x[j] with weight 1 for every j: nothing to do.
+bool isIdentity(const AxisPlan &p, int64_t inLen) {
+  if (p.index.size() != 1 || p.hasBias ||
+      static_cast<int64_t>(p.index[0].size()) != inLen)
+    return false;
+  for (int64_t j = 0; j < inLen; ++j)
+    if (p.index[0][j] != j || p.weight[0][j] != 1.0)
+      return false;
+  return true;
+}
+
+/// Nearest-style plan: one tap of weight 1 everywhere (an exact gather).
+bool isGather(const AxisPlan &p) {
+  return p.index.size() == 1 && !p.hasBias &&
+         llvm::all_of(p.weight[0], [](double w) { return w == 1.0; });
+}
+
+/// A 1-D constant table as a generic operand indexed by loop `dim`.
+GenericInput table(NodeImporter &n, Attribute values, int64_t dim,
+                   int64_t numLoops) {
+  OpBuilder &b = n.getBuilder();
+  Value c = arith::ConstantOp::create(b, n.getLoc(),
+                                      cast<TypedAttr>(values));
+  MLIRContext *ctx = b.getContext();
+  return {c, AffineMap::get(numLoops, 0, {getAffineDimExpr(dim, ctx)}, ctx),
+          std::nullopt};
+}
+
+Value applyAxis(NodeImporter &n, Value x, std::vector<int64_t> &shape,
+                ElemKind kind, int64_t axis, const AxisPlan &p) {
+  OpBuilder &b = n.getBuilder();
+  int64_t rank = shape.size(), outLen = p.bias.size();
+  int64_t taps = p.index.size();
+  bool gather = isGather(p);
+  std::vector<int64_t> out = shape;
+  out[axis] = outLen;
+  Type elem = getElemType(b.getContext(), kind);
+  SmallVector<GenericInput> ins;
+  for (int64_t k = 0; k < taps; ++k)
+    ins.push_back(table(
+        n,
+        DenseElementsAttr::get(
+            RankedTensorType::get({outLen}, b.getI64Type()),
+            ArrayRef<int64_t>(p.index[k])),
+        axis, rank));
+  auto floats = [&](ArrayRef<double> v) -> Attribute {
+    auto type = RankedTensorType::get({outLen}, elem);
+    if (kind == ElemKind::F64)
+      return DenseElementsAttr::get(type, v);
+    std::vector<float> f(v.begin(), v.end());
+    return DenseElementsAttr::get(type, ArrayRef<float>(f));
+  };
+  if (!gather)
+    for (int64_t k = 0; k < taps; ++k)
+      ins.push_back(table(n, floats(p.weight[k]), axis, rank));
+  if (p.hasBias)
+    ins.push_back(table(n, floats(p.bias), axis, rank));
+  int64_t firstIndex = ins.size();
+  for (int64_t d = 0; d < rank; ++d)
+    ins.push_back(loopIndex(n, d, out[d], rank));
+  Value r =
+      n.buildGeneric(
+           ins, out, kind, SmallVector<IteratorType>(rank, IteratorType::parallel),
+           Value(), b.getMultiDimIdentityMap(rank),
+           [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+             SmallVector<Value> at;
+             for (int64_t d = 0; d < rank; ++d)
+               at.push_back(arith::IndexCastOp::create(
+                   bb, l, bb.getIndexType(), a[firstIndex + d]));
+             Value acc;
+             for (int64_t k = 0; k < taps; ++k) {
+               at[axis] = arith::IndexCastOp::create(bb, l, bb.getIndexType(),
+                                                     a[k]);
+               Value v = tensor::ExtractOp::create(bb, l, x, at);
+               if (gather)
+                 return v;
+               v = arith::MulFOp::create(bb, l, v, a[taps + k]);
+               acc = acc ? Value(arith::AddFOp::create(bb, l, acc, v)) : v;
+             }
+             if (p.hasBias)
+               acc = arith::AddFOp::create(bb, l, acc, a[2 * taps]);
+             return acc;
+           })
+          ->getResult(0);
+  shape = out;
+  return r;
+}
+
+/// Reads the node's attributes; fails on the ones autoshard does not take.
+FailureOr<ResizeAttrs> readAttrs(NodeImporter &n) {
+  auto str = [&](StringRef name, StringRef dflt) {
+    const onnx::AttributeProto *a = n.attr(name);
+    return a ? a->s() : dflt.str();
+  };
+  ResizeAttrs a;
+  a.mode = str("mode", "nearest");
+  a.coordMode = str("coordinate_transformation_mode", "half_pixel");
+  a.nearestMode = str("nearest_mode", "round_prefer_floor");
+  a.cubicA = n.attrFloat("cubic_coeff_a", -0.75f);
+  a.excludeOutside = n.attrInt("exclude_outside", 0) != 0;
+  a.extrapolation = n.attrFloat("extrapolation_value", 0.0f);
+  if (a.mode != "nearest" && a.mode != "linear" && a.mode != "cubic")
+    return n.error() << "mode '" << a.mode
+                     << "' is not one of nearest, linear, cubic";
+  static const char *kCoord[] = {"half_pixel", "half_pixel_symmetric",
+                                 "pytorch_half_pixel", "align_corners",
+                                 "asymmetric", "tf_crop_and_resize",
+                                 "tf_half_pixel_for_nn"};
+  if (!llvm::is_contained(kCoord, a.coordMode))
+    return n.error() << "coordinate_transformation_mode '" << a.coordMode
+                     << "' is not supported";
+  static const char *kNearest[] = {"round_prefer_floor", "round_prefer_ceil",
+                                   "floor", "ceil"};
+  if (!llvm::is_contained(kNearest, a.nearestMode))
+    return n.error() << "nearest_mode '" << a.nearestMode
+                     << "' is not supported";
+  if (n.attrInt("antialias", 0) != 0)
+    return n.error() << "antialias is not supported";
+  if (str("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return n.error() << "keep_aspect_ratio_policy other than 'stretch' is "
+                        "not supported";
+  return a;
+}
+
+/// Optional input `i` as doubles; empty when absent or an empty tensor.
+FailureOr<std::vector<double>> optionalFloats(NodeImporter &n, int64_t i,
+                                              StringRef what) {
+  std::vector<double> v;
+  if (!n.hasInput(i) || (n.in(i).rank() == 1 && n.in(i).shape[0] == 0))
+    return v;
+  if (!n.in(i).isConstant()) {
+    InFlightDiagnostic d = n.error()
+                           << what << " (input #" << i
+                           << ") must be known at import time; autoshard "
+                              "imports static shapes only";
+    if (isa<BlockArgument>(n.in(i).value))
+      d << " (it is graph input '" << n.getNode().input(i)
+        << "': give its value with --freeze " << n.getNode().input(i)
+        << "=FILE.npy)";
+    return failure();
+  }
+  const HostTensor &t = *n.in(i).constant;
+  for (int64_t k = 0; k < t.numel(); ++k)
+    v.push_back(t.getF(k));
+  return v;
+}
+
+LogicalResult convertResize(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0);
+  FailureOr<ResizeAttrs> a = readAttrs(n);
+  if (failed(a))
+    return failure();
+  if (!isFloatKind(x.kind) && a->mode != "nearest")
+    return n.error() << "expects a float input for mode '" << a->mode << "'";
+  int64_t rank = x.rank();
+  std::vector<int64_t> axes(rank);
+  std::iota(axes.begin(), axes.end(), 0);
+  if (std::optional<std::vector<int64_t>> given = n.attrInts("axes")) {
+    axes = *given;
+    for (int64_t &ax : axes)
+      if (failed(n.normalizeAxis(ax, rank)))
+        return failure();
+  }
+  int64_t na = axes.size();
+  FailureOr<std::vector<double>> roi = optionalFloats(n, 1, "roi");
+  FailureOr<std::vector<double>> scales = optionalFloats(n, 2, "scales");
+  FailureOr<std::vector<double>> sizes = optionalFloats(n, 3, "sizes");
+  if (failed(roi) || failed(scales) || failed(sizes))
+    return failure();
+  if (scales->empty() == sizes->empty())
+    return n.error() << "expects exactly one of scales and sizes";
+  if (!scales->empty() && static_cast<int64_t>(scales->size()) != na)
+    return n.error() << "scales must have one value per resized axis";
+  if (!sizes->empty() && static_cast<int64_t>(sizes->size()) != na)
+    return n.error() << "sizes must have one value per resized axis";
+  if (a->coordMode == "tf_crop_and_resize" &&
+      static_cast<int64_t>(roi->size()) != 2 * na)
+    return n.error() << "tf_crop_and_resize needs a roi of 2 values per "
+                        "resized axis";
+  std::vector<int64_t> shape = x.shape;
+  Value v = n.materialize(x);
+  // Innermost axis first, as the reference interpolates (it matters only
+  // where tf_crop_and_resize extrapolates).
+  for (int64_t k = na - 1; k >= 0; --k) {
+    int64_t d = axes[k], inLen = shape[d];
+    // Scales are float32 in the model: the reference computes with that.
+    double scale = scales->empty() ? (*sizes)[k] / double(inLen)
+                                   : double(float((*scales)[k]));
+    int64_t outLen = scales->empty() ? int64_t((*sizes)[k])
+                                     : int64_t(scale * double(inLen));
+    if (!(scale > 0) || outLen <= 0)
+      return n.error() << "resizes axis " << d << " to " << outLen
+                       << " elements; zero-size tensors are not supported";
+    double rs = roi->empty() ? 0.0 : (*roi)[k],
+           re = roi->empty() ? 1.0 : (*roi)[na + k];
+    AxisPlan plan = planAxis(*a, inLen, outLen, scale, rs, re);
+    if (isIdentity(plan, inLen))
+      continue;
+    if (!isFloatKind(x.kind) && !isGather(plan))
+      return n.error() << "expects a float input: axis " << d
+                       << " blends neighbouring elements";
+    v = applyAxis(n, v, shape, x.kind, d, plan);
+  }
+  n.setOutput(0, v, x.kind);
+  return success();
+}
+
+} // namespace
+
+void autoshard::onnx_import::registerResizeOps(OpTable &t) {
+  t["Resize"] = convertResize;
+}
