@@ -79,4 +79,35 @@ def DistTrainingStep : Pass<"dist-training-step", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistMixedPrecision : Pass<"dist-mixed-precision", "::mlir::ModuleOp"> {
+  let summary = "Run the contractions in a lower precision with FP32 "
+                "accumulation (automatic mixed precision)";
+  let description = [{
+    PyTorch autocast / MindSpore auto mixed precision on the tensor program:
+    every matmul-like contraction (linalg.matmul, linalg.batch_matmul,
+    linalg.matvec and any linalg op whose body is a multiply-accumulate with
+    an operand-only loop, e.g. the importer's rank-3 contraction generics)
+    gets its A and B operands `arith.truncf` to bf16 or f16, and keeps its
+    f32 init and result: the body extends the products' factors back to f32,
+    so the accumulation is FP32. Everything else stays FP32: elementwise ops,
+    softmax, LayerNorm, reductions, losses and the optimizer (FP32 master
+    weights). Run after --dist-training-step, so the backward GEMMs are
+    covered too, and before --dist-propagate, so the cost model prices the
+    2-byte operands and a reshard after a cast moves half the bytes.
+
+    precision=tf32 leaves the program as it is and marks each contraction
+    `dist.tf32` (lowered as a Matmul/BatchMatmul instruction with tf32 =
+    true: TF32 inputs, FP32 accumulation on GPUs that have it); fp32 does
+    nothing. The module gets `dist.precision`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect"
+  ];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+           "fp32 (no change), tf32 (contractions marked dist.tf32), bf16 or "
+           "fp16 (contraction inputs cast, FP32 accumulation)">,
+  ];
+}
+
 #endif // AUTOSHARD_TRAIN_PASSES_TD

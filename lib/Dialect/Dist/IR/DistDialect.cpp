@@ -154,5 +154,22 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                   "\"optimizer\"";
     return success();
   }
+  // --dist-mixed-precision (lib/Train/MixedPrecision.cpp): the module's
+  // precision, and the contractions lowered with TF32 inputs.
+  if (name == "dist.precision") {
+    auto p = dyn_cast<StringAttr>(attr.getValue());
+    if (!p || !llvm::is_contained({"fp32", "tf32", "bf16", "fp16"},
+                                  p.getValue()))
+      return op->emitOpError() << "expects '" << name
+                               << "' to be \"fp32\", \"tf32\", \"bf16\" or "
+                                  "\"fp16\"";
+    return success();
+  }
+  if (name == "dist.tf32") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "expects '" << name << "' to be a unit "
+                               << "attribute";
+    return success();
+  }
   return op->emitOpError() << "has unknown dist attribute '" << name << "'";
 }
