@@ -211,6 +211,227 @@ LogicalResult convertGatherElements(NodeImporter &n, StringRef) {
   return success();
 }
 
+/// The element of integer `idx` at `at` (extracted in a generic body), as
+/// an index into a dim of `size` (negative counts from the end).
+Value readIndex(OpBuilder &b, Location l, Value idx, ArrayRef<Value> at,
+                int64_t size) {
+  Value v = tensor::ExtractOp::create(b, l, idx, at);
+  if (v.getType() != b.getI64Type())
+    v = arith::ExtSIOp::create(b, l, b.getI64Type(), v);
+  return wrapIndex(b, l, v, size);
+}
+
+Value indexConst(OpBuilder &b, Location l, int64_t v) {
+  return arith::ConstantIndexOp::create(b, l, v);
+}
+
+/// GatherND: out[i..., r...] = data[i[:b]..., indices[i...], r...] with the
+/// indices' last dim (k) naming k data dims after the b batch dims.
+LogicalResult convertGatherND(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0), &idx = n.in(1);
+  if (isFloatKind(idx.kind) || idx.kind == ElemKind::Bool)
+    return n.error() << "expects integer indices";
+  int64_t b = n.attrInt("batch_dims", 0), q = idx.rank();
+  if (q < 1 || b < 0 || b >= q || b > x.rank())
+    return n.error() << "batch_dims " << b << " does not fit indices of rank "
+                     << q;
+  int64_t k = idx.shape[q - 1];
+  if (b + k > x.rank())
+    return n.error() << "indices name " << k << " dims after " << b
+                     << " batch dims of a rank-" << x.rank() << " input";
+  for (int64_t d = 0; d < b; ++d)
+    if (idx.shape[d] != x.shape[d])
+      return n.error() << "batch dim " << d << " differs between data and "
+                       << "indices";
+  std::vector<int64_t> out(idx.shape.begin(), idx.shape.end() - 1);
+  out.insert(out.end(), x.shape.begin() + b + k, x.shape.end());
+  Value data = n.materialize(x), ind = n.materialize(idx);
+  Value r = parallelGeneric(
+      n, withLoopIndices(n, {}, out), out, x.kind,
+      [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+        SmallVector<Value> lead, at;
+        for (int64_t d = 0; d < q - 1; ++d)
+          lead.push_back(toIndex(bb, l, a[d]));
+        at.append(lead.begin(), lead.begin() + b);
+        for (int64_t c = 0; c < k; ++c) {
+          SmallVector<Value> ia(lead);
+          ia.push_back(indexConst(bb, l, c));
+          at.push_back(readIndex(bb, l, ind, ia, x.shape[b + c]));
+        }
+        for (int64_t d = q - 1; d < static_cast<int64_t>(out.size()); ++d)
+          at.push_back(toIndex(bb, l, a[d]));
+        return Value(tensor::ExtractOp::create(bb, l, data, at));
+      });
+  n.setOutput(0, r, x.kind);
+  return success();
+}
+
+/// `acc` combined with an update `u` as `reduction` says.
+Value combine(OpBuilder &b, Location l, StringRef reduction, Value acc,
+              Value u) {
+  bool f = isa<FloatType>(u.getType());
+  if (reduction == "add")
+    return floatOrInt<arith::AddFOp, arith::AddIOp>(b, l, acc, u);
+  if (reduction == "mul")
+    return floatOrInt<arith::MulFOp, arith::MulIOp>(b, l, acc, u);
+  if (reduction == "max")
+    return f ? Value(arith::MaximumFOp::create(b, l, acc, u))
+             : Value(arith::MaxSIOp::create(b, l, acc, u));
+  if (reduction == "min")
+    return f ? Value(arith::MinimumFOp::create(b, l, acc, u))
+             : Value(arith::MinSIOp::create(b, l, acc, u));
+  return u;
+}
+
+FailureOr<std::string> scatterReduction(NodeImporter &n) {
+  std::string r = "none";
+  if (const onnx::AttributeProto *a = n.attr("reduction"))
+    r = a->s();
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return n.error() << "reduction '" << r << "' is not one of none, add, "
+                     << "mul, max, min",
+           failure();
+  return r;
+}
+
+/// A scatter as a generic over the output (initialized with the data) and
+/// one reduction loop over the `count` updates, visited in order so that a
+/// repeated index keeps the last update (reduction none) as ONNX does.
+/// `update(b, l, p, m)`: (hit, value) of update m for output position p.
+using UpdateFn = std::function<std::pair<Value, Value>(
+    OpBuilder &, Location, ArrayRef<Value>, Value)>;
+Value scatterGeneric(NodeImporter &n, const Val &x, int64_t count,
+                     StringRef reduction, const UpdateFn &update) {
+  OpBuilder &b = n.getBuilder();
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = x.rank();
+  SmallVector<GenericInput> ins;
+  for (int64_t d = 0; d < rank; ++d)
+    ins.push_back(loopIndex(n, d, x.shape[d], rank + 1));
+  ins.push_back(loopIndex(n, rank, count, rank + 1));
+  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+  iters.push_back(IteratorType::reduction);
+  // The data copied into a fresh tensor: the accumulator starts from it.
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  Value init = parallelGeneric(
+      n, {GenericInput{n.materialize(x), id, std::nullopt}}, x.shape, x.kind,
+      [](OpBuilder &, Location, ArrayRef<Value> a) { return a[0]; });
+  return n
+      .buildGeneric(ins, x.shape, x.kind, iters, init,
+                    AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
+                        .getMajorSubMap(rank),
+                    [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+                      SmallVector<Value> p;
+                      for (int64_t d = 0; d < rank; ++d)
+                        p.push_back(toIndex(bb, l, a[d]));
+                      auto [hit, u] = update(bb, l, p, a[rank]);
+                      Value acc = a.back();
+                      return Value(arith::SelectOp::create(
+                          bb, l, hit, combine(bb, l, reduction, acc, u), acc));
+                    })
+      ->getResult(0);
+}
+
+/// ScatterElements: out = data; out[q with q[axis] = indices[q]] = updates[q].
+LogicalResult convertScatterElements(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0), &idx = n.in(1), &upd = n.in(2);
+  if (isFloatKind(idx.kind) || idx.kind == ElemKind::Bool)
+    return n.error() << "expects integer indices";
+  if (idx.rank() != x.rank() || upd.shape != idx.shape)
+    return n.error() << "indices and updates must have one shape, of the "
+                     << "data's rank";
+  int64_t axis = n.attrInt("axis", 0), rank = x.rank();
+  if (failed(n.normalizeAxis(axis, rank)))
+    return failure();
+  for (int64_t d = 0; d < rank; ++d)
+    if (idx.shape[d] > x.shape[d])
+      return n.error() << "indices dim " << d << " is larger than the data's";
+  FailureOr<std::string> red = scatterReduction(n);
+  if (failed(red))
+    return failure();
+  Value ind = n.materialize(idx), u = n.materialize(upd);
+  Value r = scatterGeneric(
+      n, x, idx.shape[axis], *red,
+      [&](OpBuilder &b, Location l, ArrayRef<Value> p, Value m) {
+        // Update q = p with q[axis] = m; it exists where p is inside the
+        // indices' shape on the other dims (else read q = 0, not hit).
+        Value inside = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+        SmallVector<Value> q;
+        Value zero = indexConst(b, l, 0);
+        for (int64_t d = 0; d < rank; ++d) {
+          if (d == axis) {
+            q.push_back(toIndex(b, l, m));
+            continue;
+          }
+          Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                           p[d],
+                                           indexConst(b, l, idx.shape[d]));
+          inside = arith::AndIOp::create(b, l, inside, ok);
+          q.push_back(arith::SelectOp::create(b, l, ok, p[d], zero));
+        }
+        Value target = readIndex(b, l, ind, q, x.shape[axis]);
+        Value hit = arith::AndIOp::create(
+            b, l, inside,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, target,
+                                  p[axis]));
+        return std::make_pair(hit,
+                              Value(tensor::ExtractOp::create(b, l, u, q)));
+      });
+  n.setOutput(0, r, x.kind);
+  return success();
+}
+
+/// ScatterND: out = data; out[indices[i], r...] = updates[i, r...] for each
+/// index tuple i (the indices' last dim, k, names the leading data dims).
+LogicalResult convertScatterND(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0), &idx = n.in(1), &upd = n.in(2);
+  if (isFloatKind(idx.kind) || idx.kind == ElemKind::Bool)
+    return n.error() << "expects integer indices";
+  int64_t q = idx.rank(), k = q ? idx.shape[q - 1] : 0, rank = x.rank();
+  if (q < 1 || k < 1 || k > rank)
+    return n.error() << "indices' last dim must name 1 to " << rank
+                     << " data dims";
+  std::vector<int64_t> want(idx.shape.begin(), idx.shape.end() - 1);
+  want.insert(want.end(), x.shape.begin() + k, x.shape.end());
+  if (upd.shape != want)
+    return n.error() << "updates must have shape indices.shape[:-1] + "
+                     << "data.shape[k:]";
+  FailureOr<std::string> red = scatterReduction(n);
+  if (failed(red))
+    return failure();
+  int64_t count = 1;
+  for (int64_t d = 0; d + 1 < q; ++d)
+    count *= idx.shape[d];
+  Value ind = n.materialize(idx), u = n.materialize(upd);
+  Value r = scatterGeneric(
+      n, x, count, *red,
+      [&](OpBuilder &b, Location l, ArrayRef<Value> p, Value m) {
+        // Tuple m's position in the indices' leading dims, row-major.
+        SmallVector<Value> lead(q - 1);
+        Value rest = toIndex(b, l, m);
+        for (int64_t d = q - 2; d >= 0; --d) {
+          Value sz = indexConst(b, l, idx.shape[d]);
+          lead[d] = arith::RemUIOp::create(b, l, rest, sz);
+          rest = arith::DivUIOp::create(b, l, rest, sz);
+        }
+        Value hit = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+        for (int64_t c = 0; c < k; ++c) {
+          SmallVector<Value> at(lead);
+          at.push_back(indexConst(b, l, c));
+          Value t = readIndex(b, l, ind, at, x.shape[c]);
+          hit = arith::AndIOp::create(
+              b, l, hit,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, t, p[c]));
+        }
+        SmallVector<Value> at(lead);
+        at.append(p.begin() + k, p.end());
+        return std::make_pair(hit,
+                              Value(tensor::ExtractOp::create(b, l, u, at)));
+      });
+  n.setOutput(0, r, x.kind);
+  return success();
+}
+
 /// Tile: out[p] = x[p mod shape].
 LogicalResult convertTile(NodeImporter &n, StringRef) {
   const Val &x = n.in(0);
@@ -350,6 +571,9 @@ LogicalResult convertRange(NodeImporter &n, StringRef) {
 void autoshard::onnx_import::registerIndexOps(OpTable &t) {
   t["Range"] = convertRange;
   t["GatherElements"] = convertGatherElements;
+  t["GatherND"] = convertGatherND;
+  t["ScatterElements"] = convertScatterElements;
+  t["ScatterND"] = convertScatterND;
   t["Tile"] = convertTile;
   t["Trilu"] = convertTrilu;
   t["OneHot"] = convertOneHot;
