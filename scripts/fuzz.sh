@@ -2,7 +2,9 @@
 # Builds the libFuzzer targets (fuzz/, clang-22 with -fsanitize=fuzzer,address)
 # in build-fuzz/ and runs each for SECONDS on a copy of the committed seed
 # corpus (fuzz/corpus/TARGET). Crashes land in build-fuzz/crashes/TARGET/;
-# each becomes a file in fuzz/corpus/TARGET and a regression test.
+# each becomes a file in fuzz/corpus/TARGET and a regression test. It also
+# builds each target's ASan replay binary there, which lit then uses to
+# replay the committed corpus instrumented (test/Robustness/lit.local.cfg).
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all, 60)
 #
@@ -12,7 +14,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 target=${1:-all}
 seconds=${2:-60}
 build=$src/build-fuzz
-all="npy strategy propagate onnx"
+all="npy strategy dialect propagate onnx"
 [ "$target" = all ] && target=$all
 
 # Every library is compiled with coverage, so the fuzzer sees into the
@@ -27,7 +29,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" > "$build/configure.log"
 fi
 for t in $target; do
-  ninja -C "$build" "fuzz-$t"
+  ninja -C "$build" "fuzz-$t" "autoshard-fuzz-replay-$t"
 done
 # The LLVM/MLIR headers poison BumpPtrAllocator memory under ASan that the
 # (uninstrumented) Debian libraries then use: not our bugs.

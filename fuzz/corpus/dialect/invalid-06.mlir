@@ -1,0 +1,4 @@
+func.func @uneven_ok(%a: tensor<10x4xf32>) {
+  %0 = dist.annotate %a : tensor<10x4xf32> as #dist.layout<#dist.mesh<[x = 3]>, [[x] sizes(3, 3, 4), []]>
+  return
+}

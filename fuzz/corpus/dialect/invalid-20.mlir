@@ -1,0 +1,2 @@
+module attributes {dist.mesh = 4 : i64} {
+}
