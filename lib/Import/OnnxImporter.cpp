@@ -399,30 +399,42 @@ LogicalResult ModelImporter::applyNodeStrategy(const onnx::NodeProto &node,
              << ") of node '" << name << "': " << err;
     inLayouts[k] = l;
   }
-  SmallVector<dist::LayoutAttr> operands, results;
   std::vector<bool> consumed(node.input_size(), false);
-  for (auto [i, src] : llvm::enumerate(main.operands)) {
-    Value operand = main.op->getOperand(i);
-    int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
-    if (!src) {
-      operands.push_back(dist::LayoutAttr::getReplicated(mesh, rank));
-      continue;
+  // The layouts of `m`'s operands (main, then each of main.more).
+  auto operandLayouts =
+      [&](const MainOp &m,
+          SmallVector<dist::LayoutAttr> &operands) -> LogicalResult {
+    for (auto [i, src] : llvm::enumerate(m.operands)) {
+      Value operand = m.op->getOperand(i);
+      int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
+      if (!src) {
+        operands.push_back(dist::LayoutAttr::getReplicated(mesh, rank));
+        continue;
+      }
+      consumed[src->input] = true;
+      if (!inLayouts[src->input])
+        return emitError(entry.loc)
+               << "strategy for node '" << name << "' must give a layout for "
+               << "input #" << src->input << " ('" << node.input(src->input)
+               << "')";
+      std::string err;
+      std::optional<TensorLayout> l =
+          project(*inLayouts[src->input], src->dims, err);
+      if (!l)
+        return emitError(entry.inputs[src->input].loc)
+               << "impossible split for input #" << src->input << " of node '"
+               << name << "': " << err;
+      operands.push_back(dist::LayoutAttr::get(mesh, *l));
     }
-    consumed[src->input] = true;
-    if (!inLayouts[src->input])
-      return emitError(entry.loc)
-             << "strategy for node '" << name << "' must give a layout for "
-             << "input #" << src->input << " ('" << node.input(src->input)
-             << "')";
-    std::string err;
-    std::optional<TensorLayout> l =
-        project(*inLayouts[src->input], src->dims, err);
-    if (!l)
-      return emitError(entry.inputs[src->input].loc)
-             << "impossible split for input #" << src->input << " of node '"
-             << name << "': " << err;
-    operands.push_back(dist::LayoutAttr::get(mesh, *l));
-  }
+    return success();
+  };
+  SmallVector<dist::LayoutAttr> operands, results;
+  if (failed(operandLayouts(main, operands)))
+    return failure();
+  SmallVector<SmallVector<dist::LayoutAttr>> moreOperands(main.more.size());
+  for (auto [k, m] : llvm::enumerate(main.more))
+    if (failed(operandLayouts(m, moreOperands[k])))
+      return failure();
   for (auto [k, l] : llvm::enumerate(inLayouts))
     if (l && !consumed[k] && !l->isReplicated())
       return emitError(entry.inputs[k].loc)
@@ -449,11 +461,17 @@ LogicalResult ModelImporter::applyNodeStrategy(const onnx::NodeProto &node,
                                << name << "': " << err;
     results.push_back(dist::LayoutAttr::get(mesh, *p));
   }
-  main.op->setAttr(dist::DistDialect::kStrategyAttrName,
-                   dist::StrategyAttr::get(ctx, mesh, operands, results));
-  if (entry.priority)
-    main.op->setAttr(dist::DistDialect::kPriorityAttrName,
-                     builder.getI64IntegerAttr(*entry.priority));
+  auto setStrategy = [&](Operation *op, ArrayRef<dist::LayoutAttr> ins,
+                         ArrayRef<dist::LayoutAttr> outs) {
+    op->setAttr(dist::DistDialect::kStrategyAttrName,
+                dist::StrategyAttr::get(ctx, mesh, ins, outs));
+    if (entry.priority)
+      op->setAttr(dist::DistDialect::kPriorityAttrName,
+                  builder.getI64IntegerAttr(*entry.priority));
+  };
+  setStrategy(main.op, operands, results);
+  for (auto [k, m] : llvm::enumerate(main.more))
+    setStrategy(m.op, moreOperands[k], {});
   (void)loc;
   return success();
 }

@@ -99,6 +99,9 @@ struct MainOp {
   llvm::SmallVector<std::optional<OperandSource>> operands;
   /// Result 0 dim d is the node's output 0 dim resultDims[d].
   std::optional<llvm::SmallVector<int64_t>> resultDims;
+  /// Further ops the node's strategy applies to, their operands mapped
+  /// alike (a recurrent layer: every gate's projection and step's matmul).
+  std::vector<MainOp> more;
 };
 
 /// One operand of a linalg.generic being built.
@@ -125,6 +128,9 @@ void registerMathOps(OpTable &table); // OnnxMathOps.cpp
 void registerReduceOps(OpTable &table); // OnnxReduceOps.cpp
 void registerIndexOps(OpTable &table); // OnnxIndexOps.cpp
 void registerResizeOps(OpTable &table); // OnnxResizeOps.cpp
+void registerRearrangeOps(OpTable &table); // OnnxRearrangeOps.cpp
+void registerEinsumOps(OpTable &table); // OnnxEinsumOps.cpp
+void registerRecurrentOps(OpTable &table); // OnnxRecurrentOps.cpp
 
 class NodeImporter {
 public:
