@@ -128,6 +128,8 @@ void registerMathOps(OpTable &table); // OnnxMathOps.cpp
 void registerReduceOps(OpTable &table); // OnnxReduceOps.cpp
 void registerIndexOps(OpTable &table); // OnnxIndexOps.cpp
 void registerResizeOps(OpTable &table); // OnnxResizeOps.cpp
+void registerRearrangeOps(OpTable &table); // OnnxRearrangeOps.cpp
+void registerEinsumOps(OpTable &table); // OnnxEinsumOps.cpp
 void registerRecurrentOps(OpTable &table); // OnnxRecurrentOps.cpp
 
 class NodeImporter {

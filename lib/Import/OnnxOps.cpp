@@ -1492,6 +1492,8 @@ const OpTable &autoshard::onnx_import::getOpTable() {
     registerReduceOps(t);
     registerIndexOps(t);
     registerResizeOps(t);
+    registerRearrangeOps(t);
+    registerEinsumOps(t);
     registerRecurrentOps(t);
     return t;
   }();

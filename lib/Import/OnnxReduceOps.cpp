@@ -233,6 +233,95 @@ LogicalResult convertArgReduce(NodeImporter &n, StringRef op) {
   return success();
 }
 
+/// TopK: the k largest (or smallest) elements along the axis, in order,
+/// ties to the lower index (as ONNX orders them). Two reductions, no sort:
+/// each element's rank (how many elements precede it in that order), then
+/// output r along the axis is the element whose rank is r.
+LogicalResult convertTopK(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0);
+  FailureOr<std::vector<int64_t>> kv = n.constInts(1, "k");
+  if (failed(kv))
+    return failure();
+  int64_t rank = x.rank(), axis = n.attrInt("axis", -1);
+  if (failed(n.normalizeAxis(axis, rank)))
+    return failure();
+  int64_t len = rank ? x.shape[axis] : 1;
+  if (kv->size() != 1 || (*kv)[0] < 1 || (*kv)[0] > len)
+    return n.error() << "k must be one value in [1, " << len << "]";
+  int64_t k = (*kv)[0];
+  bool largest = n.attrInt("largest", 1) != 0;
+  OpBuilder &b = n.getBuilder();
+  MLIRContext *ctx = b.getContext();
+  // Loops (p..., i): p over x's shape, i over the axis once more.
+  auto alongAxis = [&](int64_t numLoops) {
+    SmallVector<AffineExpr> e;
+    for (int64_t d = 0; d < rank; ++d)
+      e.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+    return AffineMap::get(numLoops, 0, e, ctx);
+  };
+  AffineMap outer =
+      AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank);
+  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+  iters.push_back(IteratorType::reduction);
+  Value xv = n.materialize(x);
+  SmallVector<GenericInput> ins = {
+      {xv, outer, std::nullopt},
+      {xv, alongAxis(rank + 1), std::nullopt},
+      loopIndex(n, axis, len, rank + 1),
+      loopIndex(n, rank, len, rank + 1)};
+  Value rankOf =
+      n.buildGeneric(
+           ins, x.shape, ElemKind::I64, iters,
+           n.zeroFilled(x.shape, ElemKind::I64), outer,
+           [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+             // Does element i precede element p in the output order?
+             Value mine = a[0], other = a[1];
+             Value better, same;
+             if (isa<FloatType>(mine.getType())) {
+               using P = arith::CmpFPredicate;
+               better = arith::CmpFOp::create(bb, l, largest ? P::OGT : P::OLT,
+                                              other, mine);
+               same = arith::CmpFOp::create(bb, l, P::OEQ, other, mine);
+             } else {
+               using P = arith::CmpIPredicate;
+               better = arith::CmpIOp::create(bb, l, largest ? P::sgt : P::slt,
+                                              other, mine);
+               same = arith::CmpIOp::create(bb, l, P::eq, other, mine);
+             }
+             Value earlier = arith::CmpIOp::create(
+                 bb, l, arith::CmpIPredicate::slt, a[3], a[2]);
+             Value before = arith::OrIOp::create(
+                 bb, l, better, arith::AndIOp::create(bb, l, same, earlier));
+             return Value(arith::AddIOp::create(
+                 bb, l, a[4],
+                 arith::ExtUIOp::create(bb, l, bb.getI64Type(), before)));
+           })
+          ->getResult(0);
+  // Loops (q..., j), q[axis] = r < k: pick the element j of rank r.
+  std::vector<int64_t> out = x.shape;
+  out[axis] = k;
+  auto pick = [&](bool values) {
+    SmallVector<GenericInput> pins = {
+        {rankOf, alongAxis(rank + 1), std::nullopt},
+        loopIndex(n, axis, k, rank + 1), loopIndex(n, rank, len, rank + 1)};
+    if (values)
+      pins.push_back({xv, alongAxis(rank + 1), std::nullopt});
+    ElemKind kind = values ? x.kind : ElemKind::I64;
+    return n
+        .buildGeneric(pins, out, kind, iters, n.zeroFilled(out, kind), outer,
+                      [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+                        Value hit = arith::CmpIOp::create(
+                            bb, l, arith::CmpIPredicate::eq, a[0], a[1]);
+                        return Value(arith::SelectOp::create(
+                            bb, l, hit, values ? a[3] : a[2], a.back()));
+                      })
+        ->getResult(0);
+  };
+  n.setOutput(0, pick(true), x.kind);
+  n.setOutput(1, pick(false), ElemKind::I64);
+  return success();
+}
+
 /// Softmax-family axis handling: opset < 13 coerces the input to 2-D
 /// [prod(dims < axis), prod(dims >= axis)] and works on dim 1.
 struct Coerced {
@@ -421,6 +510,7 @@ void autoshard::onnx_import::registerReduceOps(OpTable &t) {
     t[op] = convertReduce;
   t["ArgMax"] = convertArgReduce;
   t["ArgMin"] = convertArgReduce;
+  t["TopK"] = convertTopK;
   for (const char *op : {"Softmax", "LogSoftmax", "Hardmax"})
     t[op] = convertSoftmaxFamily;
   t["CumSum"] = convertCumSum;
