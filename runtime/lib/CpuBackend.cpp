@@ -5,6 +5,7 @@
 #include "KernelChecks.h"
 #include "ScalarEval.h"
 #include "autoshard/Runtime/Backend.h"
+#include "autoshard/Runtime/Half.h"
 
 #include <cblas.h>
 
@@ -46,6 +47,11 @@ void stridedCopy(uint8_t *dst, const Shape &dstStrides, const uint8_t *src,
     } else {
       int64_t ds = dstStrides[rank - 1], ss = srcStrides[rank - 1];
       switch (elemSize) {
+      case 2:
+        for (int64_t i = 0; i < inner; ++i)
+          reinterpret_cast<uint16_t *>(dst)[dOff + i * ds] =
+              reinterpret_cast<const uint16_t *>(src)[sOff + i * ss];
+        break;
       case 4:
         for (int64_t i = 0; i < inner; ++i)
           reinterpret_cast<uint32_t *>(dst)[dOff + i * ds] =
@@ -99,6 +105,36 @@ template <typename T>
 void accumulateTyped(T *acc, const T *x, int64_t n, ReductionKind kind) {
   for (int64_t i = 0; i < n; ++i)
     acc[i] = combine(acc[i], x[i], kind);
+}
+
+/// bf16/f16 accumulation: each step in f32, rounded to the type (as NCCL's
+/// and the collectives' pairwise sums are).
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+void accumulateHalf(uint16_t *acc, const uint16_t *x, int64_t n,
+                    ReductionKind kind) {
+  for (int64_t i = 0; i < n; ++i)
+    acc[i] = Narrow(combine(Widen(acc[i]), Widen(x[i]), kind));
+}
+
+/// out[i] = convert(in[i]) for one of Half.h's conversions.
+template <typename From, typename To>
+void convertElements(const Tensor &in, Tensor &out, To (*convert)(From)) {
+  const From *src = in.getData<From>();
+  To *dst = out.getData<To>();
+  for (int64_t i = 0, n = in.getNumElements(); i < n; ++i)
+    dst[i] = convert(src[i]);
+}
+
+/// A bf16/f16 tensor's values into an f32 tensor of the same shape (exact).
+void widenToF32(const Tensor &in, Tensor &out) {
+  convertElements(in, out,
+                  in.getDType() == DType::BF16 ? bf16ToFloat : f16ToFloat);
+}
+
+/// f32 values rounded (to nearest even) into a bf16/f16 tensor.
+void narrowFromF32(const Tensor &in, Tensor &out) {
+  convertElements(in, out,
+                  out.getDType() == DType::BF16 ? floatToBF16 : floatToF16);
 }
 
 /// out[outer, inner] = reduction over mid of in[outer, mid, inner], where
@@ -192,7 +228,10 @@ public:
     checkRank(a, 2, "matmul");
     checkRank(b, 2, "matmul");
     checkRank(c, 2, "matmul");
-    gemm(a, b, c, transA, transB, accumulate, 0, 0, 0);
+    withF32Operands(a, b, c, accumulate, "matmul",
+                    [&](const Tensor &a, const Tensor &b, Tensor &c) {
+                      gemm(a, b, c, transA, transB, accumulate, 0, 0, 0);
+                    });
   }
 
   void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
@@ -206,8 +245,12 @@ public:
                   ", " + b.getTypeString() + ", " + c.getTypeString() + ")");
     int64_t sa = a.getDim(1) * a.getDim(2), sb = b.getDim(1) * b.getDim(2),
             sc = c.getDim(1) * c.getDim(2);
-    for (int64_t i = 0; i < batch; ++i)
-      gemm(a, b, c, transA, transB, accumulate, i * sa, i * sb, i * sc);
+    withF32Operands(a, b, c, accumulate, "batch_matmul",
+                    [&](const Tensor &a, const Tensor &b, Tensor &c) {
+                      for (int64_t i = 0; i < batch; ++i)
+                        gemm(a, b, c, transA, transB, accumulate, i * sa,
+                             i * sb, i * sc);
+                    });
   }
 
   void generic(const GenericSpec &spec,
@@ -254,7 +297,14 @@ public:
     else if (in.getDType() == DType::F64)
       softmaxTyped(in.getData<double>(), out.getData<double>(), outer, len,
                    inner);
-    else
+    else if (isHalfDType(in.getDType())) {
+      // Max, exponentials and sum in f32 or wider; rounded once at the end.
+      Tensor wide = toF32(in), wideOut = allocateUninitialized(
+                                   DType::F32, out.getShape());
+      softmaxTyped(wide.getData<float>(), wideOut.getData<float>(), outer,
+                   len, inner);
+      narrowFromF32(wideOut, out);
+    } else
       throw Error("softmax: unsupported element type in " + in.getTypeString());
   }
 
@@ -287,6 +337,12 @@ public:
     if (out.getNumElements() != outer)
       throw Error("reduce: result " + out.getTypeString() +
                   " does not match the kept dims of " + in.getTypeString());
+    if (isHalfDType(in.getDType())) {
+      // Accumulate in f32, round the result once.
+      Tensor wideOut = allocateUninitialized(DType::F32, out.getShape());
+      reduce(toF32(in), wideOut, dims, kind);
+      return narrowFromF32(wideOut, out);
+    }
     Tensor tmp = allocateUninitialized(in.getDType(), permShape);
     transpose(in, tmp, perm);
     switch (in.getDType()) {
@@ -316,6 +372,9 @@ public:
                                                                        : all;
       }
       return;
+    case DType::BF16:
+    case DType::F16:
+      return; // handled above
     }
   }
 
@@ -358,6 +417,12 @@ public:
         a[i] = useOr ? (a[i] | b[i]) : (a[i] & b[i]);
       return;
     }
+    case DType::BF16:
+      return accumulateHalf<bf16ToFloat, floatToBF16>(
+          acc.getData<uint16_t>(), x.getData<uint16_t>(), n, kind);
+    case DType::F16:
+      return accumulateHalf<f16ToFloat, floatToF16>(
+          acc.getData<uint16_t>(), x.getData<uint16_t>(), n, kind);
     }
   }
 
@@ -486,6 +551,42 @@ public:
   }
 
 private:
+  /// A bf16/f16 tensor widened into pooled f32 scratch; others as they are.
+  Tensor toF32(const Tensor &t) {
+    if (!isHalfDType(t.getDType()))
+      return t;
+    Tensor wide = allocateUninitialized(DType::F32, t.getShape());
+    widenToF32(t, wide);
+    return wide;
+  }
+
+  /// Runs `body` on f32 forms of a GEMM's operands. bf16/f16 A and B (the
+  /// same type) are widened exactly, so OpenBLAS's sgemm gives the FP32
+  /// accumulation that cuBLAS's bf16/f16 GEMMs with FP32 compute give; C is
+  /// f32, or their type (widened for beta = 1, rounded back once). Other
+  /// mixes are errors.
+  template <typename F>
+  void withF32Operands(const Tensor &a, const Tensor &b, Tensor &c,
+                       bool accumulate, const char *what, F body) {
+    DType ta = a.getDType(), tc = c.getDType();
+    if (!isHalfDType(ta) && !isHalfDType(b.getDType()) && !isHalfDType(tc))
+      return body(a, b, c);
+    if (!isHalfDType(ta) || b.getDType() != ta ||
+        (tc != DType::F32 && tc != ta))
+      throw Error(std::string(what) + ": unsupported element types " +
+                  a.getTypeString() + " x " + b.getTypeString() + " -> " +
+                  c.getTypeString() +
+                  " (bf16/f16 operands must match; the result is f32 or "
+                  "their type)");
+    Tensor wa = toF32(a), wb = toF32(b);
+    if (tc == DType::F32)
+      return body(wa, wb, c);
+    Tensor wc = accumulate ? toF32(c)
+                           : allocateUninitialized(DType::F32, c.getShape());
+    body(wa, wb, wc);
+    narrowFromF32(wc, c);
+  }
+
   static void gemm(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
                    bool transB, bool accumulate, int64_t offA, int64_t offB,
                    int64_t offC) {

@@ -77,6 +77,9 @@ void floatLanes(Reg *d, const Reg *a, const Reg *b, int n, DType t, F f) {
   if (t == DType::F32)
     for (int i = 0; i < n; ++i)
       d[i].f = static_cast<double>(static_cast<float>(f(a[i].f, b[i].f)));
+  else if (isHalfDType(t))
+    for (int i = 0; i < n; ++i)
+      d[i].f = roundTo(f(a[i].f, b[i].f), t);
   else
     for (int i = 0; i < n; ++i)
       d[i].f = f(a[i].f, b[i].f);

@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "MpiGroups.h"
+#include "ScalarEval.h"
+#include "autoshard/Runtime/Half.h"
 #include "autoshard/Runtime/Communicator.h"
 
 #include <mpi.h>
@@ -51,7 +53,41 @@ MPI_Datatype getMpiType(DType type) {
   return MPI_BYTE;
 }
 
+/// The reduction of bf16/f16 elements: each pairwise step widened to f32,
+/// combined and rounded back to nearest even, as NCCL reduces them.
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float),
+          ReductionKind Kind>
+void reduceHalf(void *in, void *inout, int *len, MPI_Datatype *) {
+  const auto *a = static_cast<const uint16_t *>(in);
+  auto *b = static_cast<uint16_t *>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = Narrow(scalar::combine(Widen(a[i]), Widen(b[i]), Kind));
+}
+
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+MPI_Op getHalfOp(ReductionKind kind) {
+  // Created on first use (after MPI_Init), one per kind, kept to the end.
+  static MPI_Op ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL,
+                          MPI_OP_NULL};
+  static MPI_User_function *fns[4] = {
+      reduceHalf<Widen, Narrow, ReductionKind::Sum>,
+      reduceHalf<Widen, Narrow, ReductionKind::Product>,
+      reduceHalf<Widen, Narrow, ReductionKind::Max>,
+      reduceHalf<Widen, Narrow, ReductionKind::Min>};
+  int k = kind == ReductionKind::Sum       ? 0
+          : kind == ReductionKind::Product ? 1
+          : kind == ReductionKind::Max     ? 2
+                                           : 3;
+  if (ops[k] == MPI_OP_NULL)
+    MPI_Op_create(fns[k], /*commute=*/1, &ops[k]);
+  return ops[k];
+}
+
 MPI_Op getMpiOp(ReductionKind kind, DType type) {
+  if (type == DType::BF16)
+    return getHalfOp<bf16ToFloat, floatToBF16>(kind);
+  if (type == DType::F16)
+    return getHalfOp<f16ToFloat, floatToF16>(kind);
   if (type == DType::I1)
     return (kind == ReductionKind::Sum || kind == ReductionKind::Max)
                ? MPI_BOR

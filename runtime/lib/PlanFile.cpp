@@ -173,6 +173,7 @@ private:
     out->set_location(inst.location);
     out->set_trans_a(inst.transA);
     out->set_trans_b(inst.transB);
+    out->set_tf32(inst.tf32);
     putInts(out->mutable_perm(), inst.perm);
     out->set_dim(inst.dim);
     putInts(out->mutable_offsets(), inst.offsets);
@@ -443,6 +444,7 @@ private:
     inst.location = in.location();
     inst.transA = in.trans_a();
     inst.transB = in.trans_b();
+    inst.tf32 = in.tf32();
     inst.perm = getInts<std::vector<int64_t>>(in.perm());
     inst.dim = in.dim();
     inst.offsets = getInts<std::vector<int64_t>>(in.offsets());

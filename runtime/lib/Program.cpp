@@ -156,6 +156,28 @@ std::string Program::verify() const {
   return "";
 }
 
+std::string_view Program::getKernelBackend() const {
+  if (!gpuModule.empty())
+    return "cuda";
+  if (!kernelLibrary.empty())
+    return "cpu";
+  return "";
+}
+
+std::string Program::getKernelBackendWarning(std::string_view backend) const {
+  std::string_view made = getKernelBackend();
+  if (made.empty() || made == backend)
+    return "";
+  if (made == "cpu")
+    return "the plan's loop nests were compiled for the CPU (a kernel "
+           "library); --backend cuda runs them as bytecode kernels (compile "
+           "with --backend cuda for generated CUDA kernels)";
+  return "the plan's loop nests were compiled for CUDA (PTX); --backend " +
+         std::string(backend) +
+         " interprets them (compile with --backend cpu for a CPU kernel "
+         "library)";
+}
+
 std::string Program::str() const {
   std::ostringstream os;
   auto ty = [&](ValueId id) {
@@ -187,6 +209,8 @@ std::string Program::str() const {
       os << (i ? ", %" : " %") << inst.operands[i];
     if (!inst.results.empty())
       os << " : " << ty(inst.results[0]);
+    if (inst.tf32)
+      os << " tf32";
     if (inst.kind == OpKind::Generic && inst.generic)
       os << (inst.generic->kernel.empty() ? " interpreted"
                                           : " compiled @" + inst.generic->kernel);

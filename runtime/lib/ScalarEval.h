@@ -8,6 +8,14 @@
 // own the loop structure (lane batches on the CPU, one thread per point on
 // the GPU) and the error reporting (exceptions vs a device fault word).
 //
+// bf16 and f16 registers hold their values as doubles too: an op on them is
+// computed in double and rounded once to the type (Half.h's doubleToBF16 /
+// doubleToF16, which do not double-round). For + - * / and sqrt that is
+// the correctly rounded IEEE bf16/f16 result, the same as computing in f32
+// and rounding: f32 (and double) carry >= 2p + 2 bits for p = 8 (bf16) and
+// 11 (f16), so the intermediate rounding is innocuous. arith.extf/truncf
+// between them and f32/f64 are FCast, rounding to the result type.
+//
 // Everything here is header-only and marked AUTOSHARD_HD, which is
 // `__host__ __device__` under nvcc and nothing for the host compiler.
 //
@@ -15,6 +23,7 @@
 #ifndef AUTOSHARD_RUNTIME_LIB_SCALAREVAL_H
 #define AUTOSHARD_RUNTIME_LIB_SCALAREVAL_H
 
+#include "autoshard/Runtime/Half.h"
 #include "autoshard/Runtime/Program.h"
 
 #include <cmath>
@@ -36,7 +45,8 @@ union Reg {
 };
 
 AUTOSHARD_HD inline bool isFloat(DType t) {
-  return t == DType::F32 || t == DType::F64;
+  return t == DType::F32 || t == DType::F64 || t == DType::BF16 ||
+         t == DType::F16;
 }
 
 AUTOSHARD_HD inline bool isNaN(double x) {
@@ -56,7 +66,16 @@ AUTOSHARD_HD inline double quietNaN() {
 }
 
 AUTOSHARD_HD inline double roundTo(double v, DType t) {
-  return t == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+  switch (t) {
+  case DType::F32:
+    return static_cast<double>(static_cast<float>(v));
+  case DType::BF16:
+    return bf16ToFloat(doubleToBF16(v));
+  case DType::F16:
+    return f16ToFloat(doubleToF16(v));
+  default:
+    return v;
+  }
 }
 
 AUTOSHARD_HD inline int64_t wrapTo(int64_t v, DType t) {
@@ -100,6 +119,12 @@ AUTOSHARD_HD inline Reg load(const void *base, int64_t offset, DType t) {
   case DType::I1:
     r.i = static_cast<const uint8_t *>(base)[offset] != 0;
     break;
+  case DType::BF16:
+    r.f = bf16ToFloat(static_cast<const uint16_t *>(base)[offset]);
+    break;
+  case DType::F16:
+    r.f = f16ToFloat(static_cast<const uint16_t *>(base)[offset]);
+    break;
   }
   return r;
 }
@@ -120,6 +145,12 @@ AUTOSHARD_HD inline void store(void *base, int64_t offset, DType t, Reg r) {
     break;
   case DType::I1:
     static_cast<uint8_t *>(base)[offset] = (r.i & 1) != 0;
+    break;
+  case DType::BF16:
+    static_cast<uint16_t *>(base)[offset] = doubleToBF16(r.f);
+    break;
+  case DType::F16:
+    static_cast<uint16_t *>(base)[offset] = doubleToF16(r.f);
     break;
   }
 }

@@ -7,10 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "autoshard/Runtime/Communicator.h"
+#include "autoshard/Runtime/Half.h"
 
 #include "gtest/gtest.h"
 
 #include <mpi.h>
+
+#include <algorithm>
 
 using namespace autoshard;
 using namespace autoshard::rt;
@@ -116,6 +119,68 @@ TEST_F(CommunicatorTest, ReduceScatterAndAllToAll) {
     std::vector<int64_t> vgot(n), bytes(n, 8);
     comm->allToAllV(a2a.data(), bytes, vgot.data(), bytes, axes);
     EXPECT_EQ(vgot, got);
+  }
+}
+
+// bf16/f16 reductions combine in f32 and round each pairwise step to
+// nearest even (as NCCL does), through a user MPI_Op: the bit patterns are
+// not summed as integers, and max/min order negative values right.
+TEST_F(CommunicatorTest, HalfPrecisionReductions) {
+  for (DType type : {DType::BF16, DType::F16}) {
+    bool bf16 = type == DType::BF16;
+    auto widen = bf16 ? bf16ToFloat : f16ToFloat;
+    auto narrow = bf16 ? floatToBF16 : floatToF16;
+    for (const AxisList &axes : allAxes) {
+      std::vector<int64_t> members = group(axes);
+      int64_t n = members.size(), me = comm->getGroupIndex(axes);
+      // Halves of small integers: every order of summing them is exact.
+      const int count = 1000;
+      auto value = [](int64_t i, int64_t p) {
+        return 0.5f * static_cast<float>(i % 7 - 3 + p);
+      };
+      std::vector<uint16_t> send(count), sum(count), mx(count), mn(count);
+      for (int i = 0; i < count; ++i)
+        send[i] = narrow(value(i, pos));
+      comm->allReduce(send.data(), sum.data(), count, type, ReductionKind::Sum,
+                      axes);
+      comm->allReduce(send.data(), mx.data(), count, type, ReductionKind::Max,
+                      axes);
+      comm->allReduce(send.data(), mn.data(), count, type, ReductionKind::Min,
+                      axes);
+      for (int i = 0; i < count; ++i) {
+        float s = 0, hi = -1e9f, lo = 1e9f;
+        for (int64_t p : members) {
+          s += value(i, p);
+          hi = std::max(hi, value(i, p));
+          lo = std::min(lo, value(i, p));
+        }
+        ASSERT_EQ(widen(sum[i]), s) << i << " " << stringifyDType(type);
+        ASSERT_EQ(widen(mx[i]), hi) << i;
+        ASSERT_EQ(widen(mn[i]), lo) << i;
+      }
+      // Reduce-scatter: member k gets the sum of everyone's element k.
+      std::vector<uint16_t> rs(n);
+      for (int64_t k = 0; k < n; ++k)
+        rs[k] = narrow(value(k, pos));
+      uint16_t got = 0;
+      comm->reduceScatter(rs.data(), &got, 1, type, ReductionKind::Sum, axes);
+      float want = 0;
+      for (int64_t p : members)
+        want += value(me, p);
+      EXPECT_EQ(widen(got), want);
+      if (n != 2)
+        continue;
+      // Two members: the sum is rounded once, ties to even. eps is half an
+      // ulp at 1: 1 + eps ties down to 1, 1 + 3 eps up to 1 + 4 eps.
+      float eps = bf16 ? 0x1p-8f : 0x1p-11f;
+      std::vector<uint16_t> tie = {narrow(me == 0 ? 1.0f : eps),
+                                   narrow(me == 0 ? 1.0f + 2 * eps : eps)},
+                            out(2);
+      comm->allReduce(tie.data(), out.data(), 2, type, ReductionKind::Sum,
+                      axes);
+      EXPECT_EQ(widen(out[0]), 1.0f);
+      EXPECT_EQ(widen(out[1]), 1.0f + 4 * eps);
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -71,7 +72,9 @@ std::shared_ptr<GenericSpec> makeGeneric() {
   s.fimm = 2.5;
   s.args = {4, 5};
   g->body = {s, s};
-  g->body[1].op = ScalarOp::ZExt;
+  g->body[1].op = ScalarOp::FCast;
+  g->body[1].type = DType::BF16;
+  g->body[1].srcType = DType::F16;
   g->numRegs = 9;
   g->yields = {7};
   g->kernel = "autoshard_kernel_3";
@@ -87,6 +90,7 @@ Instruction makeInstruction(std::shared_ptr<const GenericSpec> generic) {
   inst.results = {2};
   inst.location = "model.mlir:3:7 linalg.generic";
   inst.transA = inst.transB = true;
+  inst.tf32 = true;
   inst.perm = {2, 0, 1};
   inst.dim = 2;
   inst.offsets = {1, kDynamic};
@@ -113,13 +117,18 @@ Instruction makeInstruction(std::shared_ptr<const GenericSpec> generic) {
 Program makeFullProgram(const std::string &kernelLibrary) {
   Program p;
   p.mesh = makeMesh();
-  for (int i = 0; i < 4; ++i)
-    p.addValue(i % 2 ? DType::F64 : DType::I1, {i, 2});
+  for (DType t : {DType::I1, DType::F64, DType::BF16, DType::F16})
+    p.addValue(t, {static_cast<int64_t>(p.values.size()), 2});
   p.inputs = {makeIO(0, -1, true), makeIO(1, -1, false)};
   p.outputs = {makeIO(2, 1, false)};
   std::shared_ptr<const GenericSpec> g = makeGeneric();
   p.instructions = {makeInstruction(g), makeInstruction(g)};
   p.instructions[1].kind = OpKind::Generic;
+  p.instructions[1].tf32 = false;
+  Tensor half(DType::BF16, {3});
+  for (int64_t i = 0; i < 3; ++i)
+    half.setFromDouble(i, 1.0 / (i + 3));
+  p.instructions[1].constant = half;
   p.kernelLibrary = kernelLibrary;
   p.gpuModule = "// PTX\n.version 8.0\n";
   return p;
@@ -180,6 +189,7 @@ void expectSameInstruction(const Instruction &a, const Instruction &b) {
   EXPECT_EQ(a.location, b.location);
   EXPECT_EQ(a.transA, b.transA);
   EXPECT_EQ(a.transB, b.transB);
+  EXPECT_EQ(a.tf32, b.tf32);
   EXPECT_EQ(a.perm, b.perm);
   EXPECT_EQ(a.dim, b.dim);
   EXPECT_EQ(a.offsets, b.offsets);
@@ -191,8 +201,10 @@ void expectSameInstruction(const Instruction &a, const Instruction &b) {
   ASSERT_EQ(a.constant.isNull(), b.constant.isNull());
   if (!a.constant.isNull()) {
     EXPECT_EQ(a.constant.getTypeString(), b.constant.getTypeString());
-    for (int64_t i = 0; i < a.constant.getNumElements(); ++i)
-      EXPECT_EQ(a.constant.getAsInt(i), b.constant.getAsInt(i));
+    ASSERT_EQ(a.constant.getBytes(), b.constant.getBytes());
+    EXPECT_EQ(std::memcmp(a.constant.getRawData(), b.constant.getRawData(),
+                          a.constant.getBytes()),
+              0);
   }
   const CollectiveStep &x = a.collective, &y = b.collective;
   EXPECT_EQ(x.kind, y.kind);
@@ -310,6 +322,34 @@ TEST_F(PlanFileTest, RoundTripsEveryField) {
   auto written = fs::last_write_time(back.programs[0].kernelLibrary);
   Plan again = readPlanFile(path, cache);
   EXPECT_EQ(fs::last_write_time(again.programs[0].kernelLibrary), written);
+}
+
+// What the loop nests were compiled for travels with the plan (as the
+// blob it carries), so running it on the other backend is a warning.
+TEST_F(PlanFileTest, RecordsTheKernelsBackend) {
+  Plan plan;
+  plan.programs = {makeFullProgram(library), makeFullProgram(""),
+                   makeFullProgram("")};
+  plan.programs[0].gpuModule = "";
+  plan.programs[2].gpuModule = "";
+  std::string path = (dir / "k.asplan").string();
+  writePlanFile(path, plan);
+  Plan back = readPlanFile(path, cache);
+  ASSERT_EQ(back.programs.size(), 3u);
+  const Program &cpuPlan = back.programs[0], &cudaPlan = back.programs[1],
+                &neither = back.programs[2];
+  EXPECT_EQ(cpuPlan.getKernelBackend(), "cpu");
+  EXPECT_EQ(cudaPlan.getKernelBackend(), "cuda");
+  EXPECT_EQ(neither.getKernelBackend(), "");
+  EXPECT_EQ(cpuPlan.getKernelBackendWarning("cpu"), "");
+  EXPECT_EQ(cpuPlan.getKernelBackendWarning("cuda"),
+            "the plan's loop nests were compiled for the CPU (a kernel "
+            "library); --backend cuda runs them as bytecode kernels (compile "
+            "with --backend cuda for generated CUDA kernels)");
+  EXPECT_NE(cudaPlan.getKernelBackendWarning("cpu").find("interprets them"),
+            std::string::npos);
+  EXPECT_EQ(cudaPlan.getKernelBackendWarning("cuda"), "");
+  EXPECT_EQ(neither.getKernelBackendWarning("cuda"), "");
 }
 
 TEST_F(PlanFileTest, IdenticalPartsAreStoredOnce) {

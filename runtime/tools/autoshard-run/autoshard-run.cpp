@@ -951,6 +951,10 @@ int main(int argc, char **argv) {
       backend = backendName == "cuda"
                     ? rt::createCudaBackend(rt::pickCudaDevice(job.rank))
                     : rt::createCpuBackend();
+      std::string mismatch =
+          setup.program.getKernelBackendWarning(backendName.getValue());
+      if (job.rank == 0 && !mismatch.empty())
+        std::fprintf(stderr, "autoshard-run: warning: %s\n", mismatch.c_str());
     } catch (const rt::Error &e) {
       error = e.what();
     }

@@ -199,8 +199,12 @@ struct Instruction {
   /// Where it came from (e.g. "model.mlir:12:5 linalg.matmul"), for errors.
   std::string location;
 
-  // Matmul / BatchMatmul.
+  // Matmul / BatchMatmul. A and B are f32, f64, or both bf16 or both f16
+  // with C f32 (FP32 accumulation) or of their type.
   bool transA = false, transB = false;
+  /// Compute with TF32 inputs where the backend has it; the CPU computes in
+  /// FP32, which is at least as accurate.
+  bool tf32 = false;
   // Transpose: permutation; Gather: gather dims; ProcessIndex: mesh axes.
   std::vector<int64_t> perm;
   // Softmax / Concat: the dim; ProcessIndex: 1 for the linear index.
@@ -269,6 +273,13 @@ struct Program {
   /// Checks ids, operand counts and shapes the kernels rely on; returns an
   /// error message or "".
   std::string verify() const;
+  /// Which backend the compiled loop nests were made for, as the plan
+  /// records it by what it carries: "cpu" (a kernel library), "cuda" (PTX)
+  /// or "" (none: every backend interprets the bytecode).
+  std::string_view getKernelBackend() const;
+  /// A one-line warning when running on `backend` ("cpu" / "cuda") leaves
+  /// the kernels compiled for the other one unused, "" otherwise.
+  std::string getKernelBackendWarning(std::string_view backend) const;
   /// A readable listing (autoshard-run --print-plan).
   std::string str() const;
 };
