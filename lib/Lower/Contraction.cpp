@@ -48,11 +48,30 @@ struct Operand {
   Group first, second;
 };
 
-/// The body is `yield(init + in0 * in1)` with either operand order.
+/// `v`, or what it was extended from by an `arith.extf` (a mixed-precision
+/// input, --dist-mixed-precision).
+Value stripExtension(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    return ext.getIn();
+  return v;
+}
+
+/// The body is `yield(init + in0 * in1)` with either operand order, the
+/// inputs possibly extended first (bf16/f16 inputs, f32 accumulation).
 bool isMultiplyAccumulate(Block &body) {
-  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+  if (body.getNumArguments() != 3)
     return false;
-  auto it = body.begin();
+  int extensions = 0;
+  for (Operation &op : body.without_terminator())
+    if (auto ext = dyn_cast<arith::ExtFOp>(op)) {
+      auto arg = dyn_cast<BlockArgument>(ext.getIn());
+      if (!arg || arg.getOwner() != &body || arg.getArgNumber() > 1)
+        return false;
+      ++extensions;
+    }
+  if (body.getOperations().size() != 3u + extensions)
+    return false;
+  auto it = std::next(body.begin(), extensions);
   auto mul = dyn_cast<arith::MulFOp>(*it++);
   auto add = dyn_cast<arith::AddFOp>(*it++);
   auto yield = dyn_cast<linalg::YieldOp>(*it);
@@ -62,10 +81,24 @@ bool isMultiplyAccumulate(Block &body) {
   auto isPair = [](Value x, Value y, Value p, Value q) {
     return (x == p && y == q) || (x == q && y == p);
   };
-  return isPair(mul.getLhs(), mul.getRhs(), body.getArgument(0),
-                body.getArgument(1)) &&
+  return isPair(stripExtension(mul.getLhs()), stripExtension(mul.getRhs()),
+                body.getArgument(0), body.getArgument(1)) &&
          isPair(add.getLhs(), add.getRhs(), body.getArgument(2),
                 mul.getResult());
+}
+
+/// The runtime type of a GEMM element type: f32 and f64 as they are; bf16
+/// and f16 as inputs of an f32 accumulation.
+std::optional<rt::DType> gemmDType(Type t) {
+  if (t.isF32())
+    return rt::DType::F32;
+  if (t.isF64())
+    return rt::DType::F64;
+  if (t.isBF16())
+    return rt::DType::BF16;
+  if (t.isF16())
+    return rt::DType::F16;
+  return std::nullopt;
 }
 
 /// Whether `dims` is `a` ++ `b` ++ `c`.
@@ -127,8 +160,11 @@ public:
   LogicalResult emit();
 
 private:
-  rt::ValueId addValue(rt::Shape shape) {
-    return builder->program.addValue(dtype, std::move(shape));
+  rt::ValueId addValue(rt::Shape shape, rt::DType type) {
+    return builder->program.addValue(type, std::move(shape));
+  }
+  rt::DType typeOf(rt::ValueId id) {
+    return builder->program.values[id].type;
   }
   rt::Shape shapeOf(rt::ValueId id) {
     return builder->program.values[id].shape;
@@ -163,7 +199,11 @@ private:
   linalg::LinalgOp op;
   Operation *raw;
   lower::PlanBuilder *builder;
+  /// The init's and result's type (the inputs': the same, or bf16/f16
+  /// inputs of an f32 accumulation).
   rt::DType dtype = rt::DType::F32;
+  /// --dist-mixed-precision=precision=tf32 marked it (dist.tf32).
+  bool tf32 = false;
   SmallVector<int64_t> ranges;
   /// Per loop; NumGroups for a loop of size 1 (in no group).
   SmallVector<Group> groupOf;
@@ -182,9 +222,16 @@ bool ContractionLowering::analyse(bool lookThroughTransposes) {
       !isMultiplyAccumulate(raw->getRegion(0).front()))
     return false;
   Type elem = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-  if (!elem.isF32() && !elem.isF64())
+  Type inputElem = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+  std::optional<rt::DType> c = gemmDType(elem), ab = gemmDType(inputElem);
+  // The runtime's GEMMs: one type throughout, or bf16/f16 A and B into f32.
+  if (!c || !ab || (*c != *ab && (*c != rt::DType::F32 ||
+                                  (*ab != rt::DType::BF16 &&
+                                   *ab != rt::DType::F16))) ||
+      (*c == *ab && *c != rt::DType::F32 && *c != rt::DType::F64))
     return false;
-  dtype = elem.isF32() ? rt::DType::F32 : rt::DType::F64;
+  dtype = *c;
+  tf32 = raw->hasAttr("dist.tf32");
 
   for (int64_t r : op.getStaticLoopRanges()) {
     if (ShapedType::isDynamic(r))
@@ -199,7 +246,8 @@ bool ContractionLowering::analyse(bool lookThroughTransposes) {
     Operand &x = operands[i];
     x.value = values[i];
     x.type = dyn_cast<RankedTensorType>(values[i].getType());
-    if (!x.type || !x.type.hasStaticShape() || x.type.getElementType() != elem)
+    if (!x.type || !x.type.hasStaticShape() ||
+        x.type.getElementType() != (i < 2 ? inputElem : elem))
       return false;
     AffineMap map = maps[i];
     if (map.getNumSymbols() || map.getNumDims() != ranges.size() ||
@@ -320,7 +368,7 @@ rt::ValueId ContractionLowering::reshape(rt::ValueId in, rt::Shape shape,
   if (to < 0 && shapeOf(in) == shape)
     return in;
   if (to < 0)
-    to = addValue(shape);
+    to = addValue(shape, typeOf(in));
   rt::Instruction &inst = builder->emit(rt::OpKind::Reshape, raw);
   inst.operands = {in};
   inst.results = {to};
@@ -333,10 +381,10 @@ rt::ValueId ContractionLowering::transpose(rt::ValueId in,
   rt::Shape inShape = shapeOf(in), shape;
   for (int64_t p : perm)
     shape.push_back(inShape[p]);
-  rt::ValueId init = addValue(shape);
+  rt::ValueId init = addValue(shape, typeOf(in));
   builder->emit(rt::OpKind::Empty, raw).results = {init};
   if (to < 0)
-    to = addValue(shape);
+    to = addValue(shape, typeOf(in));
   rt::Instruction &inst = builder->emit(rt::OpKind::Transpose, raw);
   inst.operands = {in, init};
   inst.results = {to};
@@ -403,7 +451,7 @@ LogicalResult ContractionLowering::emit() {
         return failure();
       fillValue = *value;
     }
-    init = addValue(gemmOut);
+    init = addValue(gemmOut, dtype);
     rt::Instruction &inst =
         builder->emit(fillValue ? rt::OpKind::Fill : rt::OpKind::Empty, raw);
     if (fillValue)
@@ -419,7 +467,7 @@ LogicalResult ContractionLowering::emit() {
 
   rt::Shape cShape(c.type.getShape().begin(), c.type.getShape().end());
   rt::ValueId gemmResult =
-      cFits && gemmOut == cShape ? *result : addValue(gemmOut);
+      cFits && gemmOut == cShape ? *result : addValue(gemmOut, dtype);
   rt::Instruction &gemm = builder->emit(
       batched ? rt::OpKind::BatchMatmul : rt::OpKind::Matmul, raw);
   if (!swapC) {
@@ -434,6 +482,7 @@ LogicalResult ContractionLowering::emit() {
     gemm.transB = !transA;
   }
   gemm.results = {gemmResult};
+  // gemm.tf32 = tf32; (H1-TF32)
   if (gemmResult == *result)
     return success();
   if (cFits) {

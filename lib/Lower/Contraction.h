@@ -34,15 +34,17 @@ struct PlanBuilder {
 };
 
 /// Lowers `op` as a GEMM when it is one: two inputs and one init of one
-/// element type (f32 or f64), a body that yields init + in0 * in1 (either
-/// operand order), static shapes, and maps that are projected permutations
+/// element type (f32 or f64), or bf16/f16 inputs with an f32 init (the body
+/// extends them: --dist-mixed-precision), a body that yields init + in0 *
+/// in1 (either operand order), static shapes, and maps that are projected permutations
 /// (a constant 0 only on a size-1 dim) under which every loop of size > 1
 /// is a batch loop (in all three operands), an M loop (in0 and the init), an
 /// N loop (in1 and the init) or a K loop (both inputs), with K loops or
 /// both M and N loops present, and M or N loops where there are batch loops
 /// (elementwise multiply-adds and batched dot products are left to the loop
-/// nests). Returns true when lowered, false (nothing emitted)
-/// when `op` is not such a contraction, failure after a diagnostic.
+/// nests). A `dist.tf32` op sets the GEMM's tf32. Returns true when
+/// lowered, false (nothing emitted) when `op` is not such a contraction,
+/// failure after a diagnostic.
 mlir::FailureOr<bool> tryLowerContraction(mlir::linalg::LinalgOp op,
                                           PlanBuilder &builder);
 

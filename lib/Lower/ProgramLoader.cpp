@@ -33,6 +33,10 @@ std::optional<rt::DType> toDType(Type type) {
     return rt::DType::F32;
   if (type.isF64())
     return rt::DType::F64;
+  if (type.isBF16())
+    return rt::DType::BF16;
+  if (type.isF16())
+    return rt::DType::F16;
   if (type.isIndex() || type.isInteger(64))
     return rt::DType::I64;
   if (type.isInteger(32))
@@ -377,7 +381,7 @@ FailureOr<rt::ValueId> Loader::define(Value v) {
   std::optional<rt::DType> dtype = toDType(elem);
   if (!dtype) {
     emitError(v.getLoc(), "autoshard-run: unsupported element type ")
-        << elem << " (supported: f32, f64, i1, i32, i64, index)";
+        << elem << " (supported: f32, f64, bf16, f16, i1, i32, i64, index)";
     return failure();
   }
   rt::ValueId id = program.addValue(*dtype, shape);

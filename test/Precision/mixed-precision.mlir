@@ -39,10 +39,14 @@
 // CHECK: linalg.generic {{.*}}ins(%{{.*}}, %arg8 : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%{{.*}} : tensor<f32>) attrs = {dist.phase = "loss"}
 // CHECK: %[[DY:.*]] = linalg.generic {{.*}}attrs = {dist.phase = "loss"}
 // BF16: %[[DYB:.*]] = arith.truncf %[[DY]] {dist.phase = "loss"} : tensor<2x4x8xf32> to tensor<2x4x8xbf16>
-// Backward GEMMs: d ln = dy v^T, dv = ln^T dy.
-// BF16: %[[VT:.*]] = arith.truncf %{{.*}} {dist.phase = "backward"} : tensor<2x8x8xf32> to tensor<2x8x8xbf16>
+// Backward GEMMs: d ln = dy v^T, dv = ln^T dy. The transposes take the
+// casts the forward made (v cast once) and stay foldable into the GEMMs.
+// BF16-NOT: truncf
+// BF16: %[[VT:.*]] = linalg.transpose ins(%[[V]] : tensor<2x8x8xbf16>) outs(%{{.*}} : tensor<2x8x8xbf16>) permutation = [0, 2, 1]  {dist.phase = "backward"}
 // BF16: %[[DLN:.*]] = linalg.batch_matmul {dist.phase = "backward"} ins(%[[DYB]], %[[VT]] : tensor<2x4x8xbf16>, tensor<2x8x8xbf16>) outs(%{{.*}} : tensor<2x4x8xf32>)
-// BF16: linalg.batch_matmul {dist.phase = "backward"} ins(%{{.*}}, %[[DYB]] : tensor<2x8x4xbf16>, tensor<2x4x8xbf16>) outs(%{{.*}} : tensor<2x8x8xf32>)
+// BF16-NOT: truncf
+// BF16: %[[LNT:.*]] = linalg.transpose ins(%[[LNB]] : tensor<2x4x8xbf16>) outs(%{{.*}} : tensor<2x8x4xbf16>)
+// BF16: linalg.batch_matmul {dist.phase = "backward"} ins(%[[LNT]], %[[DYB]] : tensor<2x8x4xbf16>, tensor<2x4x8xbf16>) outs(%{{.*}} : tensor<2x8x8xf32>)
 // LayerNorm's and softmax's backward (sum(dy * y) over the row: a batched
 // dot product) stay f32.
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[SM]] : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2x4xf32>) attrs = {dist.phase = "backward"}

@@ -120,9 +120,20 @@ OwningOpRef<ModuleOp> driver::loadInput(MLIRContext &ctx,
   return module;
 }
 
+LogicalResult driver::checkPrecision(StringRef precision) {
+  if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision))
+    return fail("unknown --precision '" + precision +
+                "' (expected fp32, tf32, bf16 or fp16)");
+  return success();
+}
+
 std::string driver::compilePipeline(const CompileOptions &options) {
   std::string pipeline;
   llvm::raw_string_ostream os(pipeline);
+  // After the training step (trainPipeline puts it first), before
+  // propagation: the cost model prices the 2-byte GEMM inputs.
+  if (options.precision != "fp32")
+    os << "dist-mixed-precision{precision=" << options.precision << "},";
   os << "autoshard-pipeline{solver=" << options.solver;
   if (options.enableAllToAll)
     os << " enable-alltoall=true";
@@ -153,6 +164,8 @@ LogicalResult driver::runPipeline(ModuleOp module, StringRef pipeline) {
 LogicalResult driver::compile(ModuleOp module, const CompileOptions &options) {
   if (!PassPipelineInfo::lookup("autoshard-pipeline"))
     return fail("the autoshard-pipeline is not registered in this build");
+  if (failed(checkPrecision(options.precision)))
+    return failure();
   return runPipeline(module, compilePipeline(options));
 }
 

@@ -25,6 +25,9 @@ struct CompileOptions {
   std::string solver = "dp";
   std::string cluster;
   bool enableAllToAll = false;
+  /// --precision: fp32, tf32, bf16 or fp16 (--dist-mixed-precision before
+  /// propagation; fp32 runs nothing).
+  std::string precision = "fp32";
   /// Training steps: bucket gradient collectives up to this size (MB).
   double fusionThresholdMb = 64.0;
   /// Training steps: the fusion pass's report (JSON), or "-" for one line
@@ -68,6 +71,9 @@ mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &ctx,
 /// Runs the whole compile (autoshard-pipeline) on `module` in place.
 mlir::LogicalResult compile(mlir::ModuleOp module,
                             const CompileOptions &options);
+
+/// A one-line error unless `precision` is fp32, tf32, bf16 or fp16.
+mlir::LogicalResult checkPrecision(llvm::StringRef precision);
 
 /// The pipeline compile() runs, as text (`autoshard-pipeline{...}`), for
 /// drivers that put passes in front of it.

@@ -6,6 +6,8 @@
 #include "autoshard/Dialect/Dist/IR/DistDialect.h"
 #include "autoshard/Runtime/HostIO.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -96,6 +98,55 @@ static Comparison compareOutput(const rt::Tensor &got, const rt::Tensor &ref,
   return c;
 }
 
+/// The longest chain of low-precision GEMMs (bf16/f16 inputs into f32, or
+/// dist.tf32) through the functions of `module`: how many times an error of
+/// the GEMM-input rounding can enter a path to an output.
+static int64_t lowPrecisionDepth(ModuleOp module) {
+  llvm::DenseMap<Value, int64_t> depth;
+  int64_t deepest = 0;
+  module.walk([&](func::FuncOp func) {
+    for (Block &block : func.getBody())
+      for (Operation &op : block) {
+        int64_t d = 0;
+        for (Value v : op.getOperands())
+          d = std::max(d, depth.lookup(v));
+        bool low = op.hasAttr("dist.tf32");
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+          for (Value in : linalgOp.getDpsInputs()) {
+            Type t = getElementTypeOrSelf(in.getType());
+            low |= (t.isBF16() || t.isF16()) && op.getNumResults() == 1 &&
+                   getElementTypeOrSelf(op.getResult(0).getType()).isF32();
+          }
+        d += low;
+        for (Value r : op.getResults())
+          depth[r] = d;
+        deepest = std::max(deepest, d);
+      }
+  });
+  return deepest;
+}
+
+/// verify's rtol for `precision` (docs/design.md "Precision"): the float32
+/// rule plus, per GEMM on the deepest path, 2u of the sum of absolute
+/// products (each factor rounded to the input precision, unit roundoff u,
+/// gives |a~ b~ - a b| <= (2u + u^2) |a b|). TF32 counts on the CUDA backend
+/// only (the CPU computes it in FP32). Returns rtol and writes how it was
+/// made to `why`.
+static double precisionTolerance(const VerifyOptions &o, ModuleOp compiled,
+                                 std::string &why) {
+  StringRef p = o.compile.precision;
+  double u = p == "bf16" ? 0x1p-8 : p == "fp16" || p == "tf32" ? 0x1p-11 : 0;
+  if (o.rtolGiven || u == 0 || (p == "tf32" && o.backend != "cuda"))
+    return o.rtol;
+  int64_t depth = lowPrecisionDepth(compiled);
+  double rtol = o.rtol + 2 * u * static_cast<double>(depth);
+  why = llvm::formatv("precision {0}: rtol = {1:e2} + 2u * D = {2:e3} (u = "
+                      "2^-{3} the {0} unit roundoff of the GEMM inputs, D = "
+                      "{4} low-precision GEMMs on the deepest path)",
+                      p, o.rtol, rtol, p == "bf16" ? 8 : 11, depth);
+  return rtol;
+}
+
 /// --debug-perturb: plants a wrong element 0 (`relative` of max |ref|).
 static void perturb(rt::Tensor &got, const rt::Tensor &ref, double relative) {
   if (got.getNumElements() == 0 || !rt::isFloatDType(got.getDType()))
@@ -137,6 +188,8 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
             ->getAttrOfType<dist::MeshAttr>(dist::DistDialect::kMeshAttrName);
   if (!meshAttr)
     return fail("no mesh: give --mesh or a dist.mesh module attribute");
+  std::string toleranceWhy;
+  double rtol = precisionTolerance(o, *partitioned, toleranceWhy);
   int ranks = o.ranks ? o.ranks : meshAttr.getNumDevices();
   if (ranks != meshAttr.getNumDevices())
     return fail("--ranks " + Twine(ranks) + " does not match the mesh's " +
@@ -155,6 +208,8 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
   llvm::outs() << "autoshard verify: " << o.compile.input << " on "
                << meshAttr.toDeviceMesh().str() << ", " << ranks
                << " ranks, backend " << o.backend << "\n";
+  if (!toleranceWhy.empty())
+    llvm::outs() << "  " << toleranceWhy << "\n";
   llvm::outs().flush();
   if (runProgram(*tools, originalPath, 1, refDir, o) ||
       runProgram(*tools, partitionedPath, ranks, distDir, o))
@@ -179,7 +234,7 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
                  mag = rt::readNpy(magDir + "/" + name);
       if (i == 0 && o.debugPerturb != 0)
         perturb(got, want, o.debugPerturb);
-      Comparison c = compareOutput(got, want, mag, o.rtol, o.atol);
+      Comparison c = compareOutput(got, want, mag, rtol, o.atol);
       llvm::outs() << llvm::formatv(
           "  output {0} {1}: max abs err {2:e3}, max err/bound {3:f3}  {4}\n",
           i, want.getTypeString(), c.maxAbs, c.worstRatio,
@@ -200,7 +255,10 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
                << "; per element |got - ref| <= atol + rtol * M, M = "
                   "min(max(|ref|, the program on |inputs|), the output's "
                   "max |ref|); rtol "
-               << llvm::format("%.3g (%g float32 eps), atol %g)\n", o.rtol,
-                               o.rtol / 0x1p-23, o.atol);
+               << llvm::format("%.3g (%g float32 eps), atol %g", rtol,
+                               rtol / 0x1p-23, o.atol);
+  if (o.compile.precision != "fp32")
+    llvm::outs() << ", precision " << o.compile.precision;
+  llvm::outs() << ")\n";
   return ok ? 0 : 1;
 }

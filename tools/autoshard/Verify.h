@@ -18,6 +18,9 @@ struct VerifyOptions {
   /// epsilons; no absolute floor (an element whose products are all zero
   /// is exactly zero in any order). docs/robustness.md derives it.
   double rtol = 64 * 0x1p-23, atol = 0;
+  /// --rtol was given: kept as it is. Otherwise a --precision below fp32
+  /// adds its GEMM-input rounding (precisionTolerance).
+  bool rtolGiven = false;
   /// Testing: output 0's element 0 of the partitioned run is moved by this
   /// much of the output's scale (max |ref|) before comparing.
   double debugPerturb = 0;

@@ -80,6 +80,17 @@ static cl::opt<bool> enableAllToAll(
     "enable-alltoall",
     cl::desc("Allow AllToAll to move a split between dims (default off)"),
     BOTH);
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Precision of the GEMMs (PyTorch AMP: FP32 master weights, "
+             "softmax, LayerNorm, reductions, losses and optimizer stay "
+             "FP32): fp32 (default); tf32 (TF32 inputs, FP32 accumulation, "
+             "on GPUs that have it; the CPU computes FP32); bf16 | fp16 "
+             "(every matmul-like contraction, forward and backward, takes "
+             "its inputs cast to bf16/f16 and accumulates in FP32; "
+             "collectives after a cast move 2-byte elements). verify then "
+             "picks a tolerance for it and prints it"),
+    cl::init("fp32"), BOTH);
 static cl::opt<std::string> output("o", cl::desc("Output file (default -)"),
                                    cl::init("-"), cl::sub(compileCmd),
                                    cl::cat(category));
@@ -247,6 +258,7 @@ static CompileOptions getCompileOptions() {
   o.solver = solver;
   o.cluster = cluster;
   o.enableAllToAll = enableAllToAll;
+  o.precision = precision;
   o.lowerOnly = lowerOnly;
   o.entry = planEntry;
   o.kernels = getKernelsFlag();
@@ -354,6 +366,7 @@ int main(int argc, char **argv) {
     v.ranks = ranks;
     v.backend = backend;
     v.rtol = rtolOpt;
+    v.rtolGiven = rtolOpt.getNumOccurrences() > 0;
     v.atol = atolOpt;
     v.debugPerturb = debugPerturb;
     v.seed = seed;
