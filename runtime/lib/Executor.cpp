@@ -89,21 +89,17 @@ void Executor::foldZeroInits() {
 }
 
 std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
-  if (inputs.size() != program.inputs.size())
-    throw Error("program takes " + std::to_string(program.inputs.size()) +
-                " inputs, got " + std::to_string(inputs.size()));
-  std::vector<Tensor> env(program.values.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const ProgramIO &io = program.inputs[i];
-    const ValueInfo &info = program.values[io.value];
-    if (inputs[i].isNull() || inputs[i].getDType() != info.type ||
-        inputs[i].getShape() != info.shape)
-      throw Error("input '" + io.name + "': expected " +
-                  std::string(stringifyDType(info.type)) + "[" +
-                  stringifyShape(info.shape) + "], got " +
-                  (inputs[i].isNull() ? "nothing" : inputs[i].getTypeString()));
-    env[io.value] = inputs[i];
-  }
+  std::vector<Tensor> env = bindInputs(inputs);
+  // On an error, collectives still in flight must not outlive their buffers.
+  struct Drain {
+    Executor &e;
+    ~Drain() {
+      try {
+        e.dropPending();
+      } catch (const Error &) { // already unwinding from the first error
+      }
+    }
+  } drain{*this};
   double runStart = profiler ? Profiler::now() : 0;
   for (current = 0; current < program.instructions.size(); ++current) {
     const Instruction &inst = program.instructions[current];
@@ -119,6 +115,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
       nestedSeconds = 0;
     }
     try {
+      resolveOperands(inst, env);
       execute(inst, env);
       if (profiler)
         backend.synchronize();
@@ -131,17 +128,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
       profiler->add(profileSlots[current], end - start - nestedSeconds);
       start = end;
     }
-    for (ValueId id : inst.results) {
-      const ValueInfo &info = program.values[id];
-      if (env[id].isNull() || env[id].getDType() != info.type ||
-          env[id].getShape() != info.shape)
-        throw Error("internal: " + std::string(stringifyOpKind(inst.kind)) +
-                    " produced " +
-                    (env[id].isNull() ? "nothing" : env[id].getTypeString()) +
-                    " for a value of type " +
-                    std::string(stringifyDType(info.type)) + "[" +
-                    stringifyShape(info.shape) + "]");
-    }
+    checkResults(inst, env);
     for (ValueId id : inst.operands)
       if (lastUse[id] == current)
         env[id] = Tensor();
@@ -149,12 +136,76 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
       profiler->add(allocationSlot, Profiler::now() - start, 0);
   }
   std::vector<Tensor> outputs;
-  for (const ProgramIO &out : program.outputs)
+  for (const ProgramIO &out : program.outputs) {
+    resolvePending(out.value, env);
     outputs.push_back(env[out.value]);
+  }
+  dropPending();
   backend.synchronize();
   if (profiler)
     profiler->addRun(Profiler::now() - runStart);
   return outputs;
+}
+
+std::vector<Tensor> Executor::bindInputs(const std::vector<Tensor> &inputs) {
+  if (inputs.size() != program.inputs.size())
+    throw Error("program takes " + std::to_string(program.inputs.size()) +
+                " inputs, got " + std::to_string(inputs.size()));
+  std::vector<Tensor> env(program.values.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ProgramIO &io = program.inputs[i];
+    const ValueInfo &info = program.values[io.value];
+    if (inputs[i].isNull() || inputs[i].getDType() != info.type ||
+        inputs[i].getShape() != info.shape)
+      throw Error("input '" + io.name + "': expected " +
+                  std::string(stringifyDType(info.type)) + "[" +
+                  stringifyShape(info.shape) + "], got " +
+                  (inputs[i].isNull() ? "nothing" : inputs[i].getTypeString()));
+    env[io.value] = inputs[i];
+  }
+  return env;
+}
+
+void Executor::checkResults(const Instruction &inst,
+                            const std::vector<Tensor> &env) const {
+  for (ValueId id : inst.results) {
+    if (pending.count(id)) // checked when the exchange is awaited
+      continue;
+    const ValueInfo &info = program.values[id];
+    if (env[id].isNull() || env[id].getDType() != info.type ||
+        env[id].getShape() != info.shape)
+      throw Error("internal: " + std::string(stringifyOpKind(inst.kind)) +
+                  " produced " +
+                  (env[id].isNull() ? "nothing" : env[id].getTypeString()) +
+                  " for a value of type " +
+                  std::string(stringifyDType(info.type)) + "[" +
+                  stringifyShape(info.shape) + "]");
+  }
+}
+
+void Executor::resolveOperands(const Instruction &inst,
+                               std::vector<Tensor> &env) {
+  if (pending.empty())
+    return;
+  for (ValueId id : inst.operands)
+    resolvePending(id, env);
+}
+
+void Executor::resolvePending(ValueId id, std::vector<Tensor> &env) {
+  auto it = pending.find(id);
+  if (it == pending.end())
+    return;
+  PendingCollective p = std::move(it->second);
+  pending.erase(it);
+  comm.waitFor(*p.done);
+  finishCollective(*p.inst, p.plan.unpack(), env);
+  checkResults(*p.inst, env);
+}
+
+void Executor::dropPending() {
+  for (auto &entry : pending)
+    comm.waitFor(*entry.second.done);
+  pending.clear();
 }
 
 void Executor::setProfiler(Profiler *p) {

@@ -349,8 +349,19 @@ Executor::packCollective(const Instruction &inst, const Tensor &input) {
 void Executor::executeCollective(const Instruction &inst,
                                  std::vector<Tensor> &env) {
   CollectivePlan plan = packCollective(inst, env[inst.operands[0]]);
-  if (plan.exchange)
+  if (plan.exchange) {
     plan.exchange();
+    if (comm.isAsynchronous()) {
+      std::shared_ptr<Communicator::Completion> done =
+          comm.recordCompletion();
+      // Profiled instructions are timed whole: wait at once.
+      if (!profiler) {
+        pending[inst.results[0]] = {std::move(done), std::move(plan), &inst};
+        return;
+      }
+      comm.waitFor(*done);
+    }
+  }
   finishCollective(inst, plan.unpack(), env);
 }
 

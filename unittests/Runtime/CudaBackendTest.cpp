@@ -12,6 +12,7 @@
 #include "autoshard/Runtime/CudaBackend.h"
 #include "autoshard/Runtime/Executor.h"
 #include "autoshard/Runtime/HostIO.h"
+#include "TestPrograms.h"
 
 #include "gtest/gtest.h"
 
@@ -604,33 +605,40 @@ TEST(NcclSingleRankTest, EveryCollectiveOnOneRank) {
   Tensor x = seeded(DType::F32, {12}, 1);
   Tensor dx = gpu->upload(x);
   auto fresh = [&] { return gpu->allocate(DType::F32, {12}); };
+  // NCCL runs on its own stream: the download waits for it first.
+  auto fetch = [&](const Tensor &t) {
+    if (std::shared_ptr<Communicator::Completion> done =
+            comm->recordCompletion())
+      comm->waitFor(*done);
+    return gpu->download(t);
+  };
   Tensor out = fresh();
   comm->allReduce(dx.getRawData(), out.getRawData(), 12, DType::F32,
                   ReductionKind::Sum, axes);
-  expectClose(gpu->download(out), x);
+  expectClose(fetch(out), x);
   out = fresh();
   comm->allGather(dx.getRawData(), out.getRawData(), 48, axes);
-  expectClose(gpu->download(out), x);
+  expectClose(fetch(out), x);
   out = fresh();
   comm->allGatherV(dx.getRawData(), out.getRawData(), {48}, axes);
-  expectClose(gpu->download(out), x);
+  expectClose(fetch(out), x);
   out = fresh();
   comm->reduceScatter(dx.getRawData(), out.getRawData(), 12, DType::F32,
                       ReductionKind::Max, axes);
-  expectClose(gpu->download(out), x);
+  expectClose(fetch(out), x);
   out = fresh();
   comm->reduceScatterV(dx.getRawData(), out.getRawData(), {12}, DType::F32,
                        ReductionKind::Sum, axes);
-  expectClose(gpu->download(out), x);
+  expectClose(fetch(out), x);
   out = fresh();
   comm->allToAll(dx.getRawData(), out.getRawData(), 48, axes);
-  expectClose(gpu->download(out), x);
+  expectClose(fetch(out), x);
   out = fresh();
   comm->allToAllV(dx.getRawData(), {48}, out.getRawData(), {48}, axes);
-  expectClose(gpu->download(out), x);
+  expectClose(fetch(out), x);
   out = fresh();
   comm->sendRecv(dx.getRawData(), 0, out.getRawData(), 0, 48);
-  expectClose(gpu->download(out), x);
+  expectClose(fetch(out), x);
   std::vector<std::vector<uint8_t>> all =
       comm->gatherToRoot(dx.getRawData(), 48);
   ASSERT_EQ(all.size(), 1u);
@@ -639,6 +647,39 @@ TEST(NcclSingleRankTest, EveryCollectiveOnOneRank) {
   EXPECT_THROW(
       comm->allGatherV(dx.getRawData(), out.getRawData(), {24, 24}, axes),
       Error);
+}
+
+/// Overlap: the executor leaves NCCL exchanges in flight on the
+/// communication stream while the compute stream goes on, and waits where a
+/// result is first read. With overlap on and off (the same kernels) the
+/// outputs are identical, and equal the CPU backend's to GEMM rounding.
+TEST(NcclSingleRankTest, OverlapKeepsResultsRight) {
+  if (!isCudaAvailable())
+    GTEST_SKIP() << "NCCL not tested: " << getCudaUnavailableReason();
+  Program p = test::makeOverlapProgram(1024);
+  ASSERT_EQ(p.verify(), "");
+  Tensor x = seeded(DType::F32, {1024, 1024}, 1);
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  std::unique_ptr<Communicator> local = createLocalCommunicator(p.mesh);
+  std::vector<Tensor> want = Executor(p, *cpu, *local).run({x});
+  std::unique_ptr<Backend> gpu = createCudaBackend(0);
+  std::vector<std::vector<Tensor>> got;
+  for (bool overlap : {true, false}) {
+    std::unique_ptr<Communicator> comm =
+        createNcclCommunicator(p.mesh, *gpu, overlap);
+    EXPECT_EQ(comm->isAsynchronous(), overlap);
+    Executor exec(p, *gpu, *comm);
+    std::vector<Tensor> outs;
+    for (int run = 0; run < 3; ++run) // pooled buffers are reused
+      outs = exec.run({gpu->upload(x)});
+    got.emplace_back();
+    for (const Tensor &t : outs)
+      got.back().push_back(gpu->download(t));
+  }
+  for (size_t k = 0; k < want.size(); ++k) {
+    expectClose(got[0][k], got[1][k]);
+    expectClose(got[0][k], want[k], k == 0 ? 1e-4 : 0);
+  }
 }
 
 } // namespace

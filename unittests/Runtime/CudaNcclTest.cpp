@@ -46,6 +46,15 @@ protected:
     pos = mpi->getPosition();
   }
 
+  /// A result of a collective called directly: NCCL runs on its own
+  /// stream, so the compute stream waits for it before the download.
+  Tensor fetch(const Tensor &t) {
+    if (std::shared_ptr<Communicator::Completion> done =
+            nccl->recordCompletion())
+      nccl->waitFor(*done);
+    return gpu->download(t);
+  }
+
   Tensor data(DType t, int64_t n, uint64_t key) {
     return makeSeededTensor(t, {n}, 11 + pos, key);
   }
@@ -80,7 +89,7 @@ TEST_F(NcclVsMpiTest, AllReduceEveryKindAndType) {
         Tensor dsend = gpu->upload(send), got = gpu->allocate(t, {37});
         nccl->allReduce(dsend.getRawData(), got.getRawData(), 37, t, kind,
                         axes);
-        expectSame(gpu->download(got), want,
+        expectSame(fetch(got), want,
                    !isFloatDType(t) || kind == ReductionKind::Max ||
                        kind == ReductionKind::Min);
       }
@@ -93,7 +102,7 @@ TEST_F(NcclVsMpiTest, GathersEvenAndUneven) {
     mpi->allGather(send.getRawData(), want.getRawData(), 20, axes);
     Tensor dsend = gpu->upload(send), got = gpu->allocate(DType::I32, {5 * n});
     nccl->allGather(dsend.getRawData(), got.getRawData(), 20, axes);
-    expectSame(gpu->download(got), want, true);
+    expectSame(fetch(got), want, true);
 
     // Member k contributes 4 * (k + 1) bytes (k + 1 values), one empty.
     std::vector<int64_t> bytes;
@@ -107,7 +116,7 @@ TEST_F(NcclVsMpiTest, GathersEvenAndUneven) {
     mpi->allGatherV(vsend.getRawData(), vwant.getRawData(), bytes, axes);
     Tensor dv = gpu->upload(vsend), vgot = gpu->allocate(DType::F32, {total});
     nccl->allGatherV(dv.getRawData(), vgot.getRawData(), bytes, axes);
-    expectSame(gpu->download(vgot), vwant, true);
+    expectSame(fetch(vgot), vwant, true);
   }
 }
 
@@ -120,7 +129,7 @@ TEST_F(NcclVsMpiTest, ReduceScattersEvenAndUneven) {
     Tensor dsend = gpu->upload(send), got = gpu->allocate(DType::I64, {3});
     nccl->reduceScatter(dsend.getRawData(), got.getRawData(), 3, DType::I64,
                         ReductionKind::Sum, axes);
-    expectSame(gpu->download(got), want, true);
+    expectSame(fetch(got), want, true);
 
     std::vector<int64_t> counts;
     int64_t total = 0;
@@ -134,7 +143,7 @@ TEST_F(NcclVsMpiTest, ReduceScattersEvenAndUneven) {
     Tensor dv = gpu->upload(vsend), vgot = gpu->allocate(DType::F32, {me + 2});
     nccl->reduceScatterV(dv.getRawData(), vgot.getRawData(), counts, DType::F32,
                          ReductionKind::Max, axes);
-    expectSame(gpu->download(vgot), vwant, true);
+    expectSame(fetch(vgot), vwant, true);
   }
 }
 
@@ -145,7 +154,7 @@ TEST_F(NcclVsMpiTest, AllToAllEvenAndUneven) {
     mpi->allToAll(send.getRawData(), want.getRawData(), 16, axes);
     Tensor dsend = gpu->upload(send), got = gpu->allocate(DType::I32, {4 * n});
     nccl->allToAll(dsend.getRawData(), got.getRawData(), 16, axes);
-    expectSame(gpu->download(got), want, true);
+    expectSame(fetch(got), want, true);
 
     // Member i sends (i + k + 1) values to member k.
     std::vector<int64_t> sendBytes, recvBytes;
@@ -164,7 +173,7 @@ TEST_F(NcclVsMpiTest, AllToAllEvenAndUneven) {
     Tensor vgot = gpu->allocate(DType::I32, {recvTotal});
     nccl->allToAllV(dv.getRawData(), sendBytes, vgot.getRawData(), recvBytes,
                     axes);
-    expectSame(gpu->download(vgot), vwant, true);
+    expectSame(fetch(vgot), vwant, true);
   }
 }
 
@@ -175,13 +184,13 @@ TEST_F(NcclVsMpiTest, SendRecvRingAndGatherToRoot) {
   mpi->sendRecv(send.getRawData(), dst, want.getRawData(), src, 72);
   Tensor dsend = gpu->upload(send), got = gpu->allocate(DType::F64, {9});
   nccl->sendRecv(dsend.getRawData(), dst, got.getRawData(), src, 72);
-  expectSame(gpu->download(got), want, true);
+  expectSame(fetch(got), want, true);
   // Position 0 only sends: its receive buffer keeps its contents.
   Tensor keep = gpu->allocate(DType::F64, {9});
   nccl->sendRecv(dsend.getRawData(), pos == size - 1 ? -1 : pos + 1,
                  keep.getRawData(), pos == 0 ? -1 : pos - 1, 72);
   if (pos == 0)
-    expectSame(gpu->download(keep), Tensor(DType::F64, {9}), true);
+    expectSame(fetch(keep), Tensor(DType::F64, {9}), true);
   // gatherToRoot accepts device buffers.
   auto fromDevice = nccl->gatherToRoot(dsend.getRawData(), 72);
   auto fromHost = mpi->gatherToRoot(send.getRawData(), 72);

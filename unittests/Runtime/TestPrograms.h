@@ -77,6 +77,51 @@ inline Program makeReluMatmul() {
   p.outputs = {io(red, {4, 2}), io(c, {4, 2})};
   return p;
 }
+
+/// Collectives left in flight (Executor overlap): t = transpose(x);
+/// a = all_reduce(t) (t dies there); f = fill(5) of t's size (would take t's
+/// freed buffer); g = all_gather(f); p = permute(f); out = a @ g (reads both
+/// pending results), plus p and a.
+inline Program makeOverlapProgram(int64_t size) {
+  Program p;
+  p.mesh = oneDevice();
+  Shape s = {size, size};
+  ValueId x = p.addValue(DType::F32, s);
+  p.inputs = {io(x, s)};
+  auto add = [&](OpKind kind, std::vector<ValueId> operands, Shape shape) {
+    Instruction inst;
+    inst.kind = kind;
+    inst.operands = std::move(operands);
+    inst.results = {p.addValue(DType::F32, std::move(shape))};
+    p.instructions.push_back(inst);
+    return &p.instructions.back();
+  };
+  p.instructions.reserve(10);
+  ValueId e = add(OpKind::Empty, {}, s)->results[0];
+  add(OpKind::Transpose, {x, e}, s)->perm = {1, 0};
+  ValueId t = p.instructions.back().results[0];
+  Instruction *ar = add(OpKind::Collective, {t}, s);
+  ar->collective.kind = CollectiveKind::AllReduce;
+  ar->collective.axes = {0};
+  ValueId a = ar->results[0];
+  Instruction *five = add(OpKind::Constant, {}, {});
+  five->constant = Tensor(DType::F32, {});
+  five->constant.setFromDouble(0, 5.0);
+  ValueId f = add(OpKind::Fill, {five->results[0]}, s)->results[0];
+  Instruction *ag = add(OpKind::Collective, {f}, s);
+  ag->collective.kind = CollectiveKind::AllGather;
+  ag->collective.axes = {0};
+  ag->collective.dim = 0;
+  ValueId g = ag->results[0];
+  Instruction *perm = add(OpKind::Collective, {f}, s);
+  perm->collective.kind = CollectiveKind::Permute;
+  perm->collective.pairs = {{0, 0}};
+  ValueId pr = perm->results[0];
+  ValueId init = add(OpKind::Empty, {}, s)->results[0];
+  ValueId out = add(OpKind::Matmul, {a, g, init}, s)->results[0];
+  p.outputs = {io(out, s), io(pr, s), io(a, s)};
+  return p;
+}
 } // namespace autoshard::rt::test
 
 #endif // AUTOSHARD_UNITTESTS_RUNTIME_TESTPROGRAMS_H

@@ -12,8 +12,14 @@
 // NCCL has no variable-size collectives; they are grouped calls
 // (ncclGroupStart/End): allGatherV = one ncclBroadcast per member,
 // reduceScatterV = one ncclReduce per member, allToAll(V) = ncclSend/ncclRecv
-// per peer. Everything is queued on the CUDA backend's stream, ordered with
-// its kernels; host-side services (gatherToRoot, barrier, abort) use MPI.
+// per peer. Host-side services (gatherToRoot, barrier, abort) use MPI.
+//
+// Streams: by default every collective runs on a communication stream of
+// its own, after an event recorded on the backend's (compute) stream, and
+// recordCompletion() / waitFor() hand its end back to the compute stream, so
+// the executor overlaps compute with it (Communicator::isAsynchronous).
+// AUTOSHARD_NCCL_OVERLAP=0 (or createNcclCommunicator(..., false)) queues
+// them on the compute stream instead, in order with its kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,11 +99,22 @@ char *at(void *p, int64_t offset) { return static_cast<char *>(p) + offset; }
 
 class NcclCommunicator final : public Communicator {
 public:
-  NcclCommunicator(const DeviceMesh &mesh, const StreamInfo &info)
+  NcclCommunicator(const DeviceMesh &mesh, const StreamInfo &info,
+                   bool overlap)
       : Communicator(mesh), info(info), useMpi(isMpiRunning()),
         host(useMpi ? createMpiCommunicator(mesh)
                     : createLocalCommunicator(mesh)) {
     AUTOSHARD_CUDA_CHECK(cudaSetDevice(info.device));
+    if (overlap) {
+      // The highest priority: a collective's kernels should not queue
+      // behind the compute it overlaps.
+      int least = 0, greatest = 0;
+      AUTOSHARD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+      AUTOSHARD_CUDA_CHECK(cudaStreamCreateWithPriority(
+          &commStream, cudaStreamNonBlocking, greatest));
+      AUTOSHARD_CUDA_CHECK(
+          cudaEventCreateWithFlags(&computeReady, cudaEventDisableTiming));
+    }
     std::vector<int64_t> all(mesh.getNumAxes());
     std::iota(all.begin(), all.end(), 0);
     prepareGroup(all);
@@ -107,8 +124,32 @@ public:
   ~NcclCommunicator() override {
     cudaSetDevice(info.device);
     cudaStreamSynchronize(info.stream);
+    if (commStream)
+      cudaStreamSynchronize(commStream);
     for (auto &entry : groups)
       ncclCommDestroy(entry.second);
+    if (computeReady)
+      cudaEventDestroy(computeReady);
+    if (commStream)
+      cudaStreamDestroy(commStream);
+  }
+
+  bool isAsynchronous() const override { return commStream != nullptr; }
+
+  std::shared_ptr<Completion> recordCompletion() override {
+    if (!commStream)
+      return nullptr;
+    auto done = std::make_shared<EventCompletion>();
+    AUTOSHARD_CUDA_CHECK(
+        cudaEventCreateWithFlags(&done->event, cudaEventDisableTiming));
+    AUTOSHARD_CUDA_CHECK(cudaEventRecord(done->event, commStream));
+    return done;
+  }
+
+  void waitFor(const Completion &done) override {
+    auto *event = dynamic_cast<const EventCompletion *>(&done);
+    if (event && event->event)
+      AUTOSHARD_CUDA_CHECK(cudaStreamWaitEvent(info.stream, event->event, 0));
   }
 
   int64_t getRank() const override { return host->getRank(); }
@@ -151,25 +192,28 @@ public:
 
   void allReduce(const void *send, void *recv, int64_t count, DType type,
                  ReductionKind kind, const AxisList &axes) override {
+    cudaStream_t stream = begin();
     ncclComm_t comm = get(axes);
     AUTOSHARD_NCCL_CHECK(ncclAllReduce(send, recv, toCount(count),
                                        getNcclType(type),
                                        getNcclOp(kind, type), comm,
-                                       info.stream),
+                                       stream),
                          comm);
   }
 
   void allGather(const void *send, void *recv, int64_t bytes,
                  const AxisList &axes) override {
+    cudaStream_t stream = begin();
     ncclComm_t comm = get(axes);
     AUTOSHARD_NCCL_CHECK(ncclAllGather(send, recv, toCount(bytes), ncclUint8,
-                                       comm, info.stream),
+                                       comm, stream),
                          comm);
   }
 
   void allGatherV(const void *send, void *recv,
                   const std::vector<int64_t> &recvBytes,
                   const AxisList &axes) override {
+    cudaStream_t stream = begin();
     ncclComm_t comm = get(axes);
     checkGroupCounts(recvBytes, axes);
     int64_t me = getGroupIndex(axes), offset = 0;
@@ -179,7 +223,7 @@ public:
         AUTOSHARD_NCCL_CHECK(
             ncclBroadcast(static_cast<int64_t>(k) == me ? send : nullptr,
                           at(recv, offset), toCount(recvBytes[k]), ncclUint8,
-                          static_cast<int>(k), comm, info.stream),
+                          static_cast<int>(k), comm, stream),
             comm);
       offset += recvBytes[k];
     }
@@ -189,17 +233,19 @@ public:
   void reduceScatter(const void *send, void *recv, int64_t countPerMember,
                      DType type, ReductionKind kind,
                      const AxisList &axes) override {
+    cudaStream_t stream = begin();
     ncclComm_t comm = get(axes);
     AUTOSHARD_NCCL_CHECK(ncclReduceScatter(send, recv, toCount(countPerMember),
                                            getNcclType(type),
                                            getNcclOp(kind, type), comm,
-                                           info.stream),
+                                           stream),
                          comm);
   }
 
   void reduceScatterV(const void *send, void *recv,
                       const std::vector<int64_t> &counts, DType type,
                       ReductionKind kind, const AxisList &axes) override {
+    cudaStream_t stream = begin();
     ncclComm_t comm = get(axes);
     checkGroupCounts(counts, axes);
     int64_t me = getGroupIndex(axes), offset = 0,
@@ -212,7 +258,7 @@ public:
                        static_cast<int64_t>(k) == me ? recv : nullptr,
                        toCount(counts[k]), getNcclType(type),
                        getNcclOp(kind, type), static_cast<int>(k), comm,
-                       info.stream),
+                       stream),
             comm);
       offset += counts[k];
     }
@@ -229,6 +275,7 @@ public:
   void allToAllV(const void *send, const std::vector<int64_t> &sendBytes,
                  void *recv, const std::vector<int64_t> &recvBytes,
                  const AxisList &axes) override {
+    cudaStream_t stream = begin();
     ncclComm_t comm = get(axes);
     checkGroupCounts(sendBytes, axes);
     checkGroupCounts(recvBytes, axes);
@@ -239,12 +286,12 @@ public:
       if (sendBytes[k] > 0)
         AUTOSHARD_NCCL_CHECK(ncclSend(at(send, sendOff),
                                       toCount(sendBytes[k]), ncclUint8, peer,
-                                      comm, info.stream),
+                                      comm, stream),
                              comm);
       if (recvBytes[k] > 0)
         AUTOSHARD_NCCL_CHECK(ncclRecv(at(recv, recvOff),
                                       toCount(recvBytes[k]), ncclUint8, peer,
-                                      comm, info.stream),
+                                      comm, stream),
                              comm);
       sendOff += sendBytes[k];
       recvOff += recvBytes[k];
@@ -256,17 +303,18 @@ public:
                 int64_t bytes) override {
     if (bytes == 0 || (dstPos < 0 && srcPos < 0))
       return;
+    cudaStream_t stream = begin();
     // In the all-axes communicator the NCCL rank is the mesh position.
     AUTOSHARD_NCCL_CHECK(ncclGroupStart(), world);
     if (dstPos >= 0)
       AUTOSHARD_NCCL_CHECK(ncclSend(send, toCount(bytes), ncclUint8,
                                     static_cast<int>(dstPos), world,
-                                    info.stream),
+                                    stream),
                            world);
     if (srcPos >= 0)
       AUTOSHARD_NCCL_CHECK(ncclRecv(recv, toCount(bytes), ncclUint8,
                                     static_cast<int>(srcPos), world,
-                                    info.stream),
+                                    stream),
                            world);
     AUTOSHARD_NCCL_CHECK(ncclGroupEnd(), world);
   }
@@ -290,6 +338,8 @@ public:
 
   void barrier() override {
     AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(info.stream));
+    if (commStream)
+      AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(commStream));
     host->barrier();
   }
 
@@ -303,6 +353,25 @@ public:
   }
 
 private:
+  struct EventCompletion : Completion {
+    cudaEvent_t event = nullptr;
+    ~EventCompletion() override {
+      if (event)
+        cudaEventDestroy(event); // released once it has happened
+    }
+  };
+
+  /// The stream the next collective goes on: the compute stream, or the
+  /// communication stream made to wait for the compute queued so far (it
+  /// wrote the send buffer; the receive buffer's last readers are there).
+  cudaStream_t begin() {
+    if (!commStream)
+      return info.stream;
+    AUTOSHARD_CUDA_CHECK(cudaEventRecord(computeReady, info.stream));
+    AUTOSHARD_CUDA_CHECK(cudaStreamWaitEvent(commStream, computeReady, 0));
+    return commStream;
+  }
+
   ncclComm_t get(const AxisList &axes) {
     auto it = groups.find(axes);
     if (it == groups.end())
@@ -323,6 +392,8 @@ private:
   }
 
   StreamInfo info;
+  cudaStream_t commStream = nullptr; // null: collectives on info.stream
+  cudaEvent_t computeReady = nullptr;
   bool useMpi;
   std::unique_ptr<Communicator> host;
   std::map<AxisList, ncclComm_t> groups;
@@ -332,10 +403,18 @@ private:
 
 std::unique_ptr<Communicator>
 autoshard::rt::createNcclCommunicator(const DeviceMesh &mesh,
-                                      Backend &cudaBackend) {
+                                      Backend &cudaBackend, bool overlap) {
   const StreamInfo *info = getStreamInfo(cudaBackend);
   if (!info)
     throw Error("the NCCL communicator needs the CUDA backend, got backend '" +
                 cudaBackend.getName() + "'");
-  return std::make_unique<NcclCommunicator>(mesh, *info);
+  return std::make_unique<NcclCommunicator>(mesh, *info, overlap);
+}
+
+std::unique_ptr<Communicator>
+autoshard::rt::createNcclCommunicator(const DeviceMesh &mesh,
+                                      Backend &cudaBackend) {
+  const char *env = std::getenv("AUTOSHARD_NCCL_OVERLAP");
+  bool overlap = !env || std::string(env) != "0";
+  return createNcclCommunicator(mesh, cudaBackend, overlap);
 }

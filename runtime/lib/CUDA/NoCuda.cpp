@@ -19,6 +19,12 @@ std::unique_ptr<Backend> autoshard::rt::createCudaBackend(int) {
 }
 
 std::unique_ptr<Communicator>
-autoshard::rt::createNcclCommunicator(const DeviceMesh &, Backend &) {
+autoshard::rt::createNcclCommunicator(const DeviceMesh &, Backend &, bool) {
   throw Error(std::string("cannot use NCCL: ") + kNoCuda);
+}
+
+std::unique_ptr<Communicator>
+autoshard::rt::createNcclCommunicator(const DeviceMesh &mesh,
+                                      Backend &backend) {
+  return createNcclCommunicator(mesh, backend, true);
 }

@@ -89,6 +89,23 @@ public:
   /// Ends the whole job with `code` after printing `message` to stderr.
   [[noreturn]] virtual void abort(const std::string &message, int code) = 0;
 
+  /// Compute-communication overlap. An asynchronous communicator (NCCL on a
+  /// CUDA stream of its own) only queues each collective, after the compute
+  /// work queued so far; its buffers must stay alive, and compute work that
+  /// reads the result or reuses the buffers must be queued after
+  /// waitFor(*recordCompletion()). A synchronous one (MPI, local) has
+  /// finished when the call returns, and the other two do nothing.
+  class Completion {
+  public:
+    virtual ~Completion() = default;
+  };
+  virtual bool isAsynchronous() const { return false; }
+  /// Marks the end of the collectives queued so far.
+  virtual std::shared_ptr<Completion> recordCompletion() { return nullptr; }
+  /// Compute work queued from now on runs after `done` (a device-side
+  /// wait: the host does not block).
+  virtual void waitFor(const Completion &done) {}
+
   /// Watchdog: a collective still waiting at `deadline` throws an Error that
   /// names the group members that did not arrive (the MPI communicator asks
   /// them; others ignore the deadline). time_point::max(): wait forever.

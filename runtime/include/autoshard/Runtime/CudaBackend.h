@@ -6,11 +6,15 @@
 // throw an rt::Error saying why, and isCudaAvailable() is false.
 //
 // The CUDA backend keeps tensors in device memory (stream-ordered
-// cudaMallocAsync) and queues every kernel, cuBLAS call and NCCL collective
-// on one stream per backend, so the executor never waits on the device
-// except in download() and synchronize(). Its kernels match the CPU backend
-// (the reference) element for element; GEMMs go to cuBLAS in full FP32/FP64
-// (no TF32), so results differ from OpenBLAS only by summation order.
+// cudaMallocAsync) and queues every kernel and cuBLAS call on one compute
+// stream per backend, so the executor never waits on the device except in
+// download() and synchronize(); NCCL collectives run on a communication
+// stream of their own, ordered with the compute stream by events, so the
+// executor overlaps them with independent compute. Its kernels match the CPU
+// backend (the reference) element for element; GEMMs go to cuBLASLt with
+// FP32 accumulation (f32 in full FP32 unless the instruction asks for TF32;
+// bf16/f16 inputs with an f32 result), so f32 results differ from OpenBLAS
+// only by summation order.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AUTOSHARD_RUNTIME_CUDABACKEND_H
@@ -50,6 +54,15 @@ std::unique_ptr<Backend> createCudaBackend(int device = 0);
 /// MPI. In an MPI job (MPI initialised) the world size must equal the mesh
 /// size, as for createMpiCommunicator, and the constructor is collective
 /// over all ranks; a single process without MPI runs one-device meshes.
+/// With `overlap` the collectives run on a communication stream of their
+/// own and the communicator is asynchronous (Communicator::isAsynchronous:
+/// callers outside the Executor wait with waitFor(*recordCompletion())
+/// before reading a result); without, they queue on the backend's stream.
+std::unique_ptr<Communicator> createNcclCommunicator(const DeviceMesh &mesh,
+                                                     Backend &cudaBackend,
+                                                     bool overlap);
+/// The same with overlap on unless the environment sets
+/// AUTOSHARD_NCCL_OVERLAP=0 (for comparisons).
 std::unique_ptr<Communicator> createNcclCommunicator(const DeviceMesh &mesh,
                                                      Backend &cudaBackend);
 

@@ -9,6 +9,7 @@
 #include "autoshard/Runtime/Program.h"
 
 #include <functional>
+#include <map>
 
 namespace autoshard::rt {
 
@@ -53,6 +54,19 @@ private:
   /// stores it (reshaped to the declared shape).
   void finishCollective(const Instruction &inst, const Tensor &result,
                         std::vector<Tensor> &env);
+  /// The program inputs checked against their values, in a fresh env.
+  std::vector<Tensor> bindInputs(const std::vector<Tensor> &inputs);
+  /// Throws unless every result of `inst` has its declared type and shape.
+  void checkResults(const Instruction &inst,
+                    const std::vector<Tensor> &env) const;
+  /// Compute-communication overlap: on an asynchronous communicator a
+  /// collective's exchange is left in flight ("pending") and its result is
+  /// awaited and unpacked when an instruction (or the outputs) first reads
+  /// it, so the compute queued in between overlaps the exchange.
+  void resolveOperands(const Instruction &inst, std::vector<Tensor> &env);
+  void resolvePending(ValueId id, std::vector<Tensor> &env);
+  /// Waits (device-side) for every exchange in flight and forgets them.
+  void dropPending();
   Tensor takeInit(std::vector<Tensor> &env, ValueId id, size_t instIndex);
   /// A value's buffer from the backend: zero-filled, or uninitialised for
   /// one a kernel overwrites whole; timed as "allocation" when profiling.
@@ -76,6 +90,12 @@ private:
   std::vector<size_t> profileSlots; // per instruction
   size_t allocationSlot = 0, initCopySlot = 0;
   double nestedSeconds = 0; // charged to other kinds within an instruction
+  struct PendingCollective {
+    std::shared_ptr<Communicator::Completion> done;
+    CollectivePlan plan; // its buffers stay alive until `done`
+    const Instruction *inst;
+  };
+  std::map<ValueId, PendingCollective> pending; // by result value
 };
 
 } // namespace autoshard::rt
