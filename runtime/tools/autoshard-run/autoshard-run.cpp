@@ -948,13 +948,13 @@ int main(int argc, char **argv) {
         throw rt::Error("unknown --backend '" + backendName +
                         "' (expected cpu or cuda)");
       prepare(setup);
-      backend = backendName == "cuda"
-                    ? rt::createCudaBackend(rt::pickCudaDevice(job.rank))
-                    : rt::createCpuBackend();
       std::string mismatch =
           setup.program.getKernelBackendWarning(backendName.getValue());
       if (job.rank == 0 && !mismatch.empty())
         std::fprintf(stderr, "autoshard-run: warning: %s\n", mismatch.c_str());
+      backend = backendName == "cuda"
+                    ? rt::createCudaBackend(rt::pickCudaDevice(job.rank))
+                    : rt::createCpuBackend();
     } catch (const rt::Error &e) {
       error = e.what();
     }
