@@ -151,7 +151,8 @@ LogicalResult NodeImporter::normalizeAxis(int64_t &axis, int64_t rank) {
   int64_t orig = axis;
   if (axis < 0)
     axis += rank;
-  if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
+  // A scalar has no axis: callers index the shape with the result.
+  if (axis < 0 || axis >= rank)
     return error() << "axis " << orig << " is out of range for rank " << rank;
   return success();
 }
