@@ -87,20 +87,6 @@ bool isMultiplyAccumulate(Block &body) {
                 mul.getResult());
 }
 
-/// The runtime type of a GEMM element type: f32 and f64 as they are; bf16
-/// and f16 as inputs of an f32 accumulation.
-std::optional<rt::DType> gemmDType(Type t) {
-  if (t.isF32())
-    return rt::DType::F32;
-  if (t.isF64())
-    return rt::DType::F64;
-  if (t.isBF16())
-    return rt::DType::BF16;
-  if (t.isF16())
-    return rt::DType::F16;
-  return std::nullopt;
-}
-
 /// Whether `dims` is `a` ++ `b` ++ `c`.
 bool readsAs(ArrayRef<int64_t> dims, ArrayRef<int64_t> a, ArrayRef<int64_t> b,
              ArrayRef<int64_t> c) {
@@ -163,9 +149,7 @@ private:
   rt::ValueId addValue(rt::Shape shape, rt::DType type) {
     return builder->program.addValue(type, std::move(shape));
   }
-  rt::DType typeOf(rt::ValueId id) {
-    return builder->program.values[id].type;
-  }
+  rt::DType typeOf(rt::ValueId id) { return builder->program.values[id].type; }
   rt::Shape shapeOf(rt::ValueId id) {
     return builder->program.values[id].shape;
   }
@@ -223,12 +207,12 @@ bool ContractionLowering::analyse(bool lookThroughTransposes) {
     return false;
   Type elem = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   Type inputElem = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
-  std::optional<rt::DType> c = gemmDType(elem), ab = gemmDType(inputElem);
-  // The runtime's GEMMs: one type throughout, or bf16/f16 A and B into f32.
-  if (!c || !ab || (*c != *ab && (*c != rt::DType::F32 ||
-                                  (*ab != rt::DType::BF16 &&
-                                   *ab != rt::DType::F16))) ||
-      (*c == *ab && *c != rt::DType::F32 && *c != rt::DType::F64))
+  std::optional<rt::DType> c = lower::toDType(elem),
+                           ab = lower::toDType(inputElem);
+  // The runtime's GEMMs: f32 or f64 throughout, or bf16/f16 A and B into f32.
+  bool lowInputs = ab == rt::DType::BF16 || ab == rt::DType::F16;
+  if (!c || !((c == ab && (c == rt::DType::F32 || c == rt::DType::F64)) ||
+              (c == rt::DType::F32 && lowInputs)))
     return false;
   dtype = *c;
   tf32 = raw->hasAttr("dist.tf32");

@@ -33,6 +33,9 @@ struct PlanBuilder {
   std::function<rt::Instruction &(rt::OpKind, mlir::Operation *)> emit;
 };
 
+/// The runtime's element type of an MLIR scalar type (nullopt: none).
+std::optional<rt::DType> toDType(mlir::Type type);
+
 /// Lowers `op` as a GEMM when it is one: two inputs and one init of one
 /// element type (f32 or f64), or bf16/f16 inputs with an f32 init (the body
 /// extends them: --dist-mixed-precision), a body that yields init + in0 *

@@ -26,9 +26,7 @@ using namespace mlir;
 using namespace autoshard;
 namespace rt = autoshard::rt;
 
-namespace {
-
-std::optional<rt::DType> toDType(Type type) {
+std::optional<rt::DType> lower::toDType(Type type) {
   if (type.isF32())
     return rt::DType::F32;
   if (type.isF64())
@@ -45,6 +43,8 @@ std::optional<rt::DType> toDType(Type type) {
     return rt::DType::I1;
   return std::nullopt;
 }
+
+namespace {
 
 std::optional<ReductionKind> toReduction(shard::ReductionKind kind) {
   switch (kind) {
@@ -166,7 +166,7 @@ public:
     FailureOr<rt::ValueId> id = lookup(v, user);
     if (failed(id))
       return failure();
-    auto type = toDType(v.getType());
+    auto type = lower::toDType(v.getType());
     rt::ScalarInst in;
     in.op = rt::ScalarOp::Captured;
     in.type = *type;
@@ -201,7 +201,7 @@ LogicalResult BodyCompiler::compile(Operation *op) {
     return op->emitError("autoshard-run: unsupported op '")
            << op->getName() << "' in a loop body";
   Type resultType = getElementTypeOrSelf(op->getResult(0).getType());
-  std::optional<rt::DType> type = toDType(resultType);
+  std::optional<rt::DType> type = lower::toDType(resultType);
   if (!type)
     return op->emitError("autoshard-run: unsupported scalar type ")
            << resultType << " in a loop body";
@@ -209,7 +209,8 @@ LogicalResult BodyCompiler::compile(Operation *op) {
   in.type = *type;
   in.srcType = *type;
   if (op->getNumOperands() > 0) {
-    if (auto src = toDType(getElementTypeOrSelf(op->getOperand(0).getType())))
+    if (auto src =
+            lower::toDType(getElementTypeOrSelf(op->getOperand(0).getType())))
       in.srcType = *src;
   }
 
@@ -378,7 +379,7 @@ FailureOr<rt::ValueId> Loader::define(Value v) {
     emitError(v.getLoc(), "autoshard-run: unsupported type ") << type;
     return failure();
   }
-  std::optional<rt::DType> dtype = toDType(elem);
+  std::optional<rt::DType> dtype = lower::toDType(elem);
   if (!dtype) {
     emitError(v.getLoc(), "autoshard-run: unsupported element type ")
         << elem << " (supported: f32, f64, bf16, f16, i1, i32, i64, index)";
@@ -410,7 +411,7 @@ rt::Instruction &Loader::emit(rt::OpKind kind, Operation *op) {
 rt::ValueId Loader::emitEmpty(Value like) {
   auto type = cast<RankedTensorType>(like.getType());
   rt::ValueId id = program.addValue(
-      *toDType(type.getElementType()),
+      *lower::toDType(type.getElementType()),
       rt::Shape(type.getShape().begin(), type.getShape().end()));
   rt::Instruction &inst = emit(rt::OpKind::Empty, like.getDefiningOp());
   inst.results = {id};
@@ -1028,10 +1029,11 @@ LogicalResult Loader::lowerElementwise(Operation *op) {
     compiler.bindArg(v, i);
   if (failed(compiler.compile(op)))
     return failure();
-  spec->body.back().type = *toDType(getElementTypeOrSelf(result.getType()));
+  spec->body.back().type =
+      *lower::toDType(getElementTypeOrSelf(result.getType()));
   if (op->getNumOperands())
     spec->body.back().srcType =
-        *toDType(getElementTypeOrSelf(op->getOperand(0).getType()));
+        *lower::toDType(getElementTypeOrSelf(op->getOperand(0).getType()));
   spec->yields = {spec->body.back().dst};
   rt::ValueId init = resultType ? emitEmpty(result)
                                 : program.addValue(spec->body.back().type, {});

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace autoshard {
@@ -63,6 +64,10 @@ class MixedPrecision {
 public:
   explicit MixedPrecision(FloatType low) : low(low) {}
 
+  /// Transposes whose casts were made from their inputs: erased once
+  /// nothing reads them any more.
+  SmallVector<Operation *> replaced;
+
   /// Casts the inputs of `op` to the low precision and extends them back
   /// inside its body.
   void lower(linalg::LinalgOp op) {
@@ -78,26 +83,50 @@ public:
   }
 
 private:
-  /// `value` in the low precision: one cast per value, right after its
-  /// definition, in the phase that made it.
+  /// `value` in the low precision: one cast per value.
   Value truncated(Value value) {
-    Value &known = casts[value];
-    if (known)
+    if (Value known = casts.lookup(value))
       return known;
+    Value made = makeCast(value);
+    casts[value] = made;
+    return made;
+  }
+
+  /// A new cast of `value`, right after its definition, in the phase that
+  /// made it.
+  Value makeCast(Value value) {
     OpBuilder b(value.getContext());
     Operation *def = value.getDefiningOp();
+    // A transposed operand (the backward's W^T, X^T) is the transpose of the
+    // cast: the weight is cast once, as autocast caches it, and the
+    // transpose still folds into the GEMM when lowered.
+    if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(def);
+        transpose && transpose.hasPureTensorSemantics()) {
+      Value input = truncated(transpose.getInput());
+      b.setInsertionPoint(transpose);
+      auto init = tensor::EmptyOp::create(
+          b, transpose.getLoc(),
+          cast<RankedTensorType>(value.getType()).getShape(), low);
+      auto lowered = linalg::TransposeOp::create(
+          b, transpose.getLoc(), input, init, transpose.getPermutation());
+      if (Attribute phase = def->getAttr(kPhaseAttr)) {
+        init->setAttr(kPhaseAttr, phase);
+        lowered->setAttr(kPhaseAttr, phase);
+      }
+      replaced.push_back(transpose);
+      return lowered->getResult(0);
+    }
     if (def)
       b.setInsertionPointAfter(def);
     else
       b.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
     auto type = cast<RankedTensorType>(value.getType());
-    auto trunc = arith::TruncFOp::create(b, value.getLoc(),
-                                         type.clone(low), value);
+    auto trunc =
+        arith::TruncFOp::create(b, value.getLoc(), type.clone(low), value);
     if (def)
       if (Attribute phase = def->getAttr(kPhaseAttr))
         trunc->setAttr(kPhaseAttr, phase);
-    known = trunc.getResult();
-    return known;
+    return trunc.getResult();
   }
 
   FloatType low;
@@ -136,6 +165,9 @@ struct DistMixedPrecisionPass
     MixedPrecision rewriter(low);
     for (linalg::LinalgOp op : contractions)
       rewriter.lower(op);
+    for (Operation *op : rewriter.replaced)
+      if (op->use_empty())
+        op->erase();
   }
 };
 
