@@ -69,6 +69,11 @@ void rt::cpu::conv2d(const Tensor &in, const Tensor &w, Tensor &out,
   checkNCHW(out, "output", "conv2d");
   if (strides.size() != 2 || dilations.size() != 2)
     throw Error("conv2d: expects 2 strides and 2 dilations");
+  if (w.getDim(1) < 1 || in.getDim(1) % w.getDim(1) ||
+      out.getDim(1) % (in.getDim(1) / w.getDim(1)))
+    throw Error("conv2d: a weight of " + w.getTypeString() +
+                " does not group the channels of " + in.getTypeString() +
+                " into " + out.getTypeString());
   std::vector<int64_t> key = in.getShape();
   key.insert(key.end(), w.getShape().begin(), w.getShape().end());
   key.insert(key.end(), out.getShape().begin(), out.getShape().end());
@@ -81,7 +86,15 @@ void rt::cpu::conv2d(const Tensor &in, const Tensor &w, Tensor &out,
     auto it = cache.find(key);
     if (it == cache.end()) {
       dnnl::memory::desc src(toDims(in.getShape()), f32, tag::nchw);
-      dnnl::memory::desc wei(toDims(w.getShape()), f32, tag::oihw);
+      // Grouped (ONNX's weight [F, C / groups, KH, KW]): oneDNN's goihw,
+      // the same bytes with the group split off F.
+      const Shape &ws = w.getShape();
+      int64_t groups = in.getDim(1) / ws[1];
+      dnnl::memory::desc wei =
+          groups == 1
+              ? dnnl::memory::desc(toDims(ws), f32, tag::oihw)
+              : dnnl::memory::desc({groups, ws[0] / groups, ws[1], ws[2], ws[3]},
+                                   f32, tag::goihw);
       dnnl::memory::desc dst(toDims(out.getShape()), f32, tag::nchw);
       dnnl::convolution_forward::desc desc(
           dnnl::prop_kind::forward_inference,

@@ -45,6 +45,8 @@ void naiveConv(const Tensor &x, const Tensor &wt, Tensor &out,
       for (int64_t oh = 0; oh < os[2]; ++oh)
         for (int64_t ow = 0; ow < os[3]; ++ow) {
           double acc = O[((n * os[1] + f) * os[2] + oh) * os[3] + ow];
+          // Grouped: filter f reads the ws[1] channels of its group.
+          int64_t first = f / (os[1] / (xs[1] / ws[1])) * ws[1];
           for (int64_t c = 0; c < ws[1]; ++c)
             for (int64_t kh = 0; kh < ws[2]; ++kh)
               for (int64_t kw = 0; kw < ws[3]; ++kw) {
@@ -52,7 +54,9 @@ void naiveConv(const Tensor &x, const Tensor &wt, Tensor &out,
                 int64_t v = ow * w.stride[1] + kw * w.dilation[1] - w.pad[1];
                 if (h < 0 || h >= xs[2] || v < 0 || v >= xs[3])
                   continue;
-                acc += double(X[((n * xs[1] + c) * xs[2] + h) * xs[3] + v]) *
+                acc += double(X[((n * xs[1] + first + c) * xs[2] + h) *
+                                    xs[3] +
+                                v]) *
                        W[((f * ws[1] + c) * ws[2] + kh) * ws[3] + kw];
               }
           O[((n * os[1] + f) * os[2] + oh) * os[3] + ow] = float(acc);
@@ -94,20 +98,29 @@ protected:
   std::unique_ptr<Backend> cpu = createCpuBackend();
 };
 
+/// Plain, grouped and depthwise weights [F, C / groups, KH, KW] (ONNX's
+/// layout, what CudnnConvTest compares cuDNN with).
 TEST_P(ConvTest, Conv2DMatchesLoops) {
   if (!cpu->hasWindowKernels())
     GTEST_SKIP() << "built without oneDNN";
   Window w = GetParam();
-  Tensor x = makeSeededTensor(DType::F32, {2, 3, 9, 8}, 42, 1);
-  Tensor wt = makeSeededTensor(DType::F32, {5, 3, 3, 2}, 42, 2);
-  Shape os = {2, 5, outSize(9, 3, w, 0), outSize(8, 2, w, 1)};
-  // A non-zero init: the op accumulates into it.
-  Tensor got = makeSeededTensor(DType::F32, os, 42, 3);
-  Tensor want = makeSeededTensor(DType::F32, os, 42, 3);
-  cpu->conv2d(padded(*cpu, x, w), wt, got, {w.stride[0], w.stride[1]},
-              {w.dilation[0], w.dilation[1]});
-  naiveConv(x, wt, want, w);
-  expectNear(got, want, 1e-4);
+  struct Channels {
+    int64_t in, out, groups;
+  };
+  for (Channels c : {Channels{3, 5, 1}, Channels{6, 12, 2},
+                     Channels{6, 12, 3}, Channels{6, 12, 6}}) {
+    Tensor x = makeSeededTensor(DType::F32, {2, c.in, 9, 8}, 42, 1);
+    Tensor wt =
+        makeSeededTensor(DType::F32, {c.out, c.in / c.groups, 3, 2}, 42, 2);
+    Shape os = {2, c.out, outSize(9, 3, w, 0), outSize(8, 2, w, 1)};
+    // A non-zero init: the op accumulates into it.
+    Tensor got = makeSeededTensor(DType::F32, os, 42, 3);
+    Tensor want = makeSeededTensor(DType::F32, os, 42, 3);
+    cpu->conv2d(padded(*cpu, x, w), wt, got, {w.stride[0], w.stride[1]},
+                {w.dilation[0], w.dilation[1]});
+    naiveConv(x, wt, want, w);
+    expectNear(got, want, 1e-4);
+  }
 }
 
 TEST_P(ConvTest, Pool2DMatchesLoops) {
@@ -136,6 +149,9 @@ TEST(ConvErrors, RejectsNon4DTensors) {
   Tensor wt = makeSeededTensor(DType::F32, {5, 3, 3, 2}, 42, 2);
   Tensor out = cpu->allocate(DType::F32, {1, 5, 7, 7});
   EXPECT_THROW(cpu->conv2d(x, wt, out, {1, 1}, {1, 1}), Error);
+  // 4 input channels do not group into weights of 3.
+  Tensor x4 = makeSeededTensor(DType::F32, {1, 4, 9, 8}, 42, 1);
+  EXPECT_THROW(cpu->conv2d(x4, wt, out, {1, 1}, {1, 1}), Error);
 }
 
 // stride, dilation, padding per spatial dim.

@@ -14,6 +14,8 @@
 #include "../KernelChecks.h"
 #include "CudaContext.h"
 #include "CudaKernels.h"
+#include "CudnnConv.h"
+#include "WindowKernels.h"
 
 #include <cublas_v2.h>
 
@@ -574,6 +576,52 @@ public:
   }
   MemoryStats getMemoryStats() const override { return pool->getStats(); }
 
+  // Conv2D through cuDNN (CudnnConv.cpp), else the direct kernel; Pool2D
+  // by the direct kernel (WindowKernels.cu).
+  bool hasWindowKernels() const override { return true; }
+  void conv2d(const Tensor &in, const Tensor &w, Tensor &out,
+              const std::vector<int64_t> &strides,
+              const std::vector<int64_t> &dilations) override {
+    WindowDims d =
+        getWindowDims(in, w.getShape(), out, strides, dilations, "conv2d");
+    if (!cudnnTried) {
+      // On first use: loading cuDNN takes time a program without convs
+      // need not spend. A cuDNN that fails to start leaves the direct
+      // kernel.
+      cudnnTried = true;
+      std::shared_ptr<BufferPool> p = pool;
+      try {
+        cudnn = CudnnConv::create(stream(),
+                                  [p](int64_t bytes) { return p->get(bytes); });
+      } catch (const Error &) {
+      }
+    }
+    if (cudnn && cudnn->conv2d(in, w, out, strides, dilations))
+      return;
+    AUTOSHARD_CUDA_CHECK(launchConv2dDirect(
+        reinterpret_cast<const float *>(devicePtr(in, "conv2d")),
+        reinterpret_cast<const float *>(devicePtr(w, "conv2d")),
+        reinterpret_cast<float *>(devicePtr(out, "conv2d")), d, stream()));
+  }
+  void pool2d(const Tensor &in, Tensor &out, const std::vector<int64_t> &kernel,
+              const std::vector<int64_t> &strides,
+              const std::vector<int64_t> &dilations,
+              ReductionKind kind) override {
+    if (kind != ReductionKind::Max && kind != ReductionKind::Sum)
+      throw Error("pool2d: only max and sum pooling");
+    if (kernel.size() != 2)
+      throw Error("pool2d: expects 2 kernel sizes");
+    WindowDims d =
+        getWindowDims(in, {in.getRank() == 4 ? in.getDim(1) : 1, 1, kernel[0],
+                       kernel[1]},
+                      out,
+                      strides, dilations, "pool2d");
+    AUTOSHARD_CUDA_CHECK(launchPool2d(
+        reinterpret_cast<const float *>(devicePtr(in, "pool2d")),
+        reinterpret_cast<float *>(devicePtr(out, "pool2d")), d,
+        kind == ReductionKind::Max, stream()));
+  }
+
 private:
   cudaStream_t stream() const { return ctx->info.stream; }
 
@@ -694,6 +742,8 @@ private:
 
   std::shared_ptr<Context> ctx;
   std::shared_ptr<BufferPool> pool; // made once the stream exists
+  std::unique_ptr<CudnnConv> cudnn; // null without cuDNN
+  bool cudnnTried = false;
 };
 
 /// Loads the program's generated kernels (PTX, JIT-compiled by the driver
