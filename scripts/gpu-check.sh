@@ -25,13 +25,20 @@
 #
 #      run(command="bash scripts/gpu-check.sh", carry=[".device"], timeout_s=420)
 #
-#    It runs RuntimeCudaTests, KernelTests (every kernel kind generated vs the
+#    It runs RuntimeCudaTests (with the GEMM precisions: fp32, tf32, bf16,
+#    fp16; bf16/f16 storage kernels; NCCL overlap on and off),
+#    autoshard-bench-gpu-gemm (backend and program GEMMs next to cuBLASLt
+#    called directly, each precision), KernelTests (every kernel kind generated vs the
 #    CPU interpreter on random shapes; CUDA_HOME found for libdevice/ptxas),
 #    each model's three plans (outputs compared: cuda-compiled vs
 #    cuda-interpreted vs cpu, and the fixture against PyTorch eager on the
 #    GPU and its committed torch output), `--repeat 50` step times, and
 #    bench/runtime/torch_gpu.py for PyTorch eager's time. Tables go to stdout
 #    and $OUT/gpu-check.txt (+ outputs in $OUT/outputs).
+#
+#    `bash scripts/gpu-check.sh --gemm` runs only the GEMM/precision/overlap
+#    part (RuntimeCudaTests' precision and overlap tests and the GEMM bench,
+#    ~1 min).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 D=.device
@@ -41,12 +48,14 @@ REPEAT=50
 prepare() {
   set -e
   local lock=/tmp/autoshard-build.lock
-  flock $lock ninja -C build-gpu autoshard-run RuntimeCudaTests KernelTests
+  flock $lock ninja -C build-gpu autoshard-run RuntimeCudaTests KernelTests \
+    autoshard-bench-gpu-gemm
   # Another change mid-edit may not build: the existing driver will do.
   flock $lock ninja -C build autoshard autoshard-translate ||
     echo "warning: build/ not rebuilt; using build/bin/autoshard as it is"
   ../shared/tools/device-bundle.sh $D build-gpu/bin/autoshard-run \
-    build-gpu/unittests/Runtime/RuntimeCudaTests
+    build-gpu/unittests/Runtime/RuntimeCudaTests \
+    build-gpu/bin/autoshard-bench-gpu-gemm
   strip -o $D/KernelTests build-gpu/unittests/Kernels/KernelTests
   xz -T2 -9 -f $D/KernelTests
   mkdir -p $P
@@ -108,6 +117,23 @@ if [ "${1:-}" = "--train" ]; then
   exit
 fi
 
+# GEMMs in every precision and the NCCL overlap: the unit tests, then the
+# backend's and a program's GEMMs next to cuBLASLt (targets: backend/cuBLASLt
+# >= 0.97, program/cuBLASLt >= 0.95).
+gemm() {
+  echo "== RuntimeCudaTests: precisions, bf16/f16 kernels, overlap"
+  timeout 120 bash $D/run.sh RuntimeCudaTests \
+    --gtest_filter='*/cuda:NcclSingleRank*' 2>&1 |
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|Failure|error' | tail -20
+  echo "== autoshard-bench-gpu-gemm (TFLOP/s)"
+  timeout 240 bash $D/run.sh autoshard-bench-gpu-gemm --iters 20
+}
+
+if [ "${1:-}" = "--gemm" ]; then
+  gemm
+  exit
+fi
+
 OUT=${OUT:-/tmp/gpu-check-out}
 mkdir -p "$OUT/outputs"
 LOG=$OUT/gpu-check.txt
@@ -130,6 +156,8 @@ say "CUDA_HOME=${CUDA_HOME:-none}"
 
 say "== RuntimeCudaTests"
 timeout 120 bash $D/run.sh RuntimeCudaTests 2>&1 | grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|Failure|error' | tail -20
+say "== autoshard-bench-gpu-gemm (TFLOP/s; backend/cuBLASLt >= 0.97, program/cuBLASLt >= 0.95)"
+timeout 240 bash $D/run.sh autoshard-bench-gpu-gemm --iters 20 2>&1 | tail -40
 say "== KernelTests (generated CUDA kernels vs the CPU interpreter)"
 # run.sh unpacks the bundle into /tmp/bundle/stage (done by the call above).
 python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \

@@ -334,13 +334,15 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     return;
   case OpKind::Matmul:
   case OpKind::BatchMatmul: {
-    bool accumulate = !overwrites[current];
-    Tensor c = accumulate ? takeInit(env, inst.operands[2], current) : fresh(0);
-    if (inst.kind == OpKind::Matmul)
-      backend.matmul(in(0), in(1), c, inst.transA, inst.transB, accumulate);
-    else
-      backend.batchMatmul(in(0), in(1), c, inst.transA, inst.transB,
-                          accumulate);
+    GemmOptions options;
+    options.batched = inst.kind == OpKind::BatchMatmul;
+    options.transA = inst.transA;
+    options.transB = inst.transB;
+    options.accumulate = !overwrites[current];
+    options.tf32 = inst.tf32;
+    Tensor c = options.accumulate ? takeInit(env, inst.operands[2], current)
+                                  : fresh(0);
+    backend.gemm(in(0), in(1), c, options);
     res = c;
     return;
   }

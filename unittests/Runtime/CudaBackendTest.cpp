@@ -552,6 +552,174 @@ TEST_P(BackendVsCpuTest, ExecutorRunsAProgram) {
   expectClose(down(got[0]), want[0], 1e-5);
 }
 
+//===----------------------------------------------------------------------===//
+// Precisions: GEMMs in fp32, tf32, bf16 and fp16 against an FP64 reference
+// of the (already rounded) inputs; bf16/f16 storage through every kernel.
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct GemmPrecision {
+  const char *name;
+  DType in;   // A and B
+  bool tf32;
+  /// Bound on |got - want| / sum_k |a_ik b_kj|: FP32 accumulation (plus
+  /// TF32's 10-bit inputs: each product within 2^-10).
+  double tol;
+};
+const GemmPrecision kGemmPrecisions[] = {{"fp32", DType::F32, false, 1e-6},
+                                         {"tf32", DType::F32, true, 2e-3},
+                                         {"bf16", DType::BF16, false, 1e-6},
+                                         {"fp16", DType::F16, false, 1e-6}};
+
+/// c (f32 or the inputs' type) against c0 + op(a) op(b) in double.
+void expectGemm(const Tensor &got, const Tensor &a, const Tensor &b,
+                const Tensor &c0, bool ta, bool tb, bool accumulate,
+                double tol, const std::string &what) {
+  bool batched = a.getRank() == 3;
+  int64_t batch = batched ? a.getDim(0) : 1, r = a.getRank();
+  int64_t m = got.getDim(r - 2), n = got.getDim(r - 1);
+  int64_t k = ta ? a.getDim(r - 2) : a.getDim(r - 1);
+  // bf16/f16 results are rounded once: half an ulp of the type.
+  double outTol = got.getDType() == DType::BF16  ? 0x1p-8
+                  : got.getDType() == DType::F16 ? 0x1p-11
+                                                 : 0;
+  for (int64_t q = 0; q < batch; ++q)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0, mag = 0;
+        for (int64_t l = 0; l < k; ++l) {
+          int64_t ia = q * a.getDim(r - 2) * a.getDim(r - 1) +
+                       (ta ? l * m + i : i * k + l);
+          int64_t ib = q * b.getDim(r - 2) * b.getDim(r - 1) +
+                       (tb ? j * k + l : l * n + j);
+          double p = a.getAsDouble(ia) * b.getAsDouble(ib);
+          acc += p;
+          mag += std::fabs(p);
+        }
+        int64_t ic = (q * m + i) * n + j;
+        double c = accumulate ? c0.getAsDouble(ic) : 0;
+        double want = c + acc;
+        double bound = tol * (mag + std::fabs(c)) + 1e-30 +
+                       outTol * std::fabs(want) * 1.01;
+        ASSERT_LE(std::fabs(got.getAsDouble(ic) - want), bound)
+            << what << " element " << ic << ": got " << got.getAsDouble(ic)
+            << ", want " << want;
+      }
+}
+} // namespace
+
+TEST_P(BackendVsCpuTest, GemmEachPrecisionPlainTransposedBatched) {
+  for (const GemmPrecision &prec : kGemmPrecisions)
+    for (bool batched : {false, true})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true})
+          for (bool accumulate : {true, false}) {
+            int64_t batch = batched ? 3 : 1, m = 37, k = 70, n = 23;
+            auto shape = [&](int64_t rows, int64_t cols) {
+              return batched ? Shape{batch, rows, cols} : Shape{rows, cols};
+            };
+            Tensor a = seeded(prec.in, ta ? shape(k, m) : shape(m, k), 3);
+            Tensor b = seeded(prec.in, tb ? shape(n, k) : shape(k, n), 4);
+            // f32 results; bf16/f16 also into their own type.
+            std::vector<DType> outs = {DType::F32};
+            if (prec.in != DType::F32)
+              outs.push_back(prec.in);
+            for (DType out : outs) {
+              Tensor c0 = seeded(out, shape(m, n), 5);
+              Tensor dc = up(host(c0));
+              GemmOptions o;
+              o.batched = batched;
+              o.transA = ta;
+              o.transB = tb;
+              o.accumulate = accumulate;
+              o.tf32 = prec.tf32;
+              dut->gemm(up(a), up(b), dc, o);
+              std::string what = std::string(prec.name) +
+                                 (batched ? " batched" : "") +
+                                 (ta ? " ta" : "") + (tb ? " tb" : "") +
+                                 (accumulate ? " +=" : " =") + " -> " +
+                                 std::string(stringifyDType(out));
+              expectGemm(down(dc), a, b, c0, ta, tb, accumulate, prec.tol,
+                         what);
+            }
+          }
+  // Mixed or integer operands are one-line errors.
+  Tensor bf = up(seeded(DType::BF16, {4, 4}, 1));
+  Tensor f16 = up(seeded(DType::F16, {4, 4}, 2));
+  Tensor c64 = dut->allocate(DType::F64, {4, 4});
+  Tensor c32 = dut->allocate(DType::F32, {4, 4});
+  EXPECT_THROW(dut->matmul(bf, f16, c32, false, false, true), Error);
+  EXPECT_THROW(dut->matmul(bf, bf, c64, false, false, true), Error);
+}
+
+/// Every data-movement and reduction kernel on bf16/f16 storage equals the
+/// CPU backend's (f32 compute, round to nearest even); softmax to 1 ulp.
+TEST_P(BackendVsCpuTest, HalfStorageKernels) {
+  for (DType t : {DType::BF16, DType::F16}) {
+    SCOPED_TRACE(std::string(stringifyDType(t)));
+    double ulp = t == DType::BF16 ? 0x1p-7 : 0x1p-10;
+    Tensor x = seeded(t, {3, 4, 5}, 1);
+    expectClose(down(up(x)), x);
+    Tensor value(DType::F64, {});
+    value.setFromDouble(0, 1.0 / 3);
+    Tensor df = dut->allocate(t, {7}), rf(t, {7});
+    dut->fill(df, up(value));
+    cpu->fill(rf, value);
+    expectClose(down(df), rf);
+    Tensor dt = dut->allocate(t, {5, 3, 4}), rt(t, {5, 3, 4});
+    dut->transpose(up(x), dt, {2, 0, 1});
+    cpu->transpose(x, rt, {2, 0, 1});
+    expectClose(down(dt), rt);
+    for (int64_t dim = 0; dim < 3; ++dim) {
+      Tensor ds = dut->allocate(t, {3, 4, 5}), rs(t, {3, 4, 5});
+      dut->softmax(up(x), ds, dim);
+      cpu->softmax(x, rs, dim);
+      expectClose(down(ds), rs, ulp);
+    }
+    for (ReductionKind kind : {ReductionKind::Sum, ReductionKind::Max,
+                               ReductionKind::Min, ReductionKind::Product}) {
+      Tensor dr = dut->allocate(t, {3, 5}), rr(t, {3, 5});
+      dut->reduce(up(x), dr, {1}, kind);
+      cpu->reduce(x, rr, {1}, kind);
+      expectClose(down(dr), rr);
+      Tensor y = seeded(t, {3, 4, 5}, 2);
+      Tensor da = up(host(x)), ra = host(x);
+      dut->accumulate(da, up(y), kind);
+      cpu->accumulate(ra, y, kind);
+      expectClose(down(da), ra);
+    }
+    Tensor idx(DType::I64, {2, 1});
+    idx.setFromInt(0, 2);
+    idx.setFromInt(1, 0);
+    Tensor dg = dut->allocate(t, {2, 4, 5}), rg(t, {2, 4, 5});
+    dut->gather(up(x), up(idx), dg, {0});
+    cpu->gather(x, idx, rg, {0});
+    expectClose(down(dg), rg);
+    Tensor de = dut->allocate(t, {2, 2, 5}), re(t, {2, 2, 5});
+    dut->extractSlice(up(x), de, {1, 1, 0}, {2, 2, 5}, {1, 1, 1});
+    cpu->extractSlice(x, re, {1, 1, 0}, {2, 2, 5}, {1, 1, 1});
+    expectClose(down(de), re);
+  }
+}
+
+/// A bf16 loop nest of the bytecode path: load, compute, store rounded.
+TEST_P(BackendVsCpuTest, GenericOnHalfStorage) {
+  for (DType t : {DType::BF16, DType::F16}) {
+    // out[i, j] = a[i, j] * b[j] + out[i, j], each step rounded to t.
+    GenericSpec g;
+    g.loopRanges = {5, 7};
+    g.numInputs = 2;
+    g.numOutputs = 1;
+    g.maps = {map(2, {{1, 0}, {0, 1}}), map(2, {{0, 1}}),
+              map(2, {{1, 0}, {0, 1}})};
+    g.body = {inst(ScalarOp::Mul, t, 3, 0, 1), inst(ScalarOp::Add, t, 4, 3, 2)};
+    g.numRegs = 5;
+    g.yields = {4};
+    checkGeneric(g, {seeded(t, {5, 7}, 1), seeded(t, {7}, 2)}, {},
+                 {seeded(t, {5, 7}, 3)});
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, BackendVsCpuTest,
                          ::testing::Values("cuda", "cpu"),
                          [](const auto &info) { return info.param; });

@@ -1,16 +1,20 @@
-//===- GpuGemmBench.cpp - CUDA backend GEMMs vs cuBLAS called directly ----===//
+//===- GpuGemmBench.cpp - CUDA backend GEMMs vs cuBLASLt called directly --===//
 //
-// For each shape, the achieved TFLOP/s of
-//   program: a Program (Empty C; C += A B) run by the Executor on the CUDA
-//            backend - what autoshard-run's GEMMs get, including the zeroed
-//            init and the executor's bookkeeping;
-//   backend: Backend::matmul / batchMatmul on preallocated tensors;
-//   cuBLAS:  cublasSgemm / cublasSgemmStridedBatched on the same buffers;
-// and the ratios program/cuBLAS and backend/cuBLAS. All three run full FP32
-// (cuBLAS's default math mode, no TF32) and are timed the same way: N calls
-// queued, then one synchronize, wall clock.
+// For each precision (fp32, tf32, bf16, fp16) and shape, the achieved
+// TFLOP/s of
+//   program: a Program (Empty C; C += A B, the zero init folded into the
+//            GEMM) run by the Executor on the CUDA backend - what
+//            autoshard-run's GEMMs get, bookkeeping and the end-of-run
+//            synchronisation included;
+//   backend: Backend::gemm on preallocated tensors;
+//   cuBLASLt: cublasLtMatmul on the same buffers with descriptors and the
+//            heuristic's algorithm made once, outside the timing;
+// and the ratios program/cuBLASLt and backend/cuBLASLt. fp32 computes in
+// full FP32, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32, bf16/fp16 take bf16/f16
+// A and B with FP32 accumulation into an f32 C. All are timed the same way:
+// N calls queued, then one synchronize, wall clock.
 //
-//   autoshard-bench-gpu-gemm [--iters N] [--quick]
+//   autoshard-bench-gpu-gemm [--iters N] [--quick] [--precision P]
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +22,10 @@
 #include "autoshard/Runtime/Executor.h"
 #include "autoshard/Runtime/HostIO.h"
 
-#include <cublas_v2.h>
+#include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,9 +40,24 @@ struct Shape3 {
   int64_t batch, m, n, k;
 };
 
-double seconds(const std::function<void()> &step, const std::function<void()> &sync,
-               int iters) {
-  for (int i = 0; i < 3; ++i) // warm up (cuBLAS heuristics, memory pool)
+struct Precision {
+  const char *name;
+  DType in;   // A and B
+  bool tf32;
+  cudaDataType_t ltIn;
+  cublasComputeType_t compute;
+};
+
+const Precision kPrecisions[] = {
+    {"fp32", DType::F32, false, CUDA_R_32F, CUBLAS_COMPUTE_32F},
+    {"tf32", DType::F32, true, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32},
+    {"bf16", DType::BF16, false, CUDA_R_16BF, CUBLAS_COMPUTE_32F},
+    {"fp16", DType::F16, false, CUDA_R_16F, CUBLAS_COMPUTE_32F},
+};
+
+double seconds(const std::function<void()> &step,
+               const std::function<void()> &sync, int iters) {
+  for (int i = 0; i < 3; ++i) // warm up (heuristics, memory pool)
     step();
   sync();
   auto start = std::chrono::steady_clock::now();
@@ -50,11 +70,11 @@ double seconds(const std::function<void()> &step, const std::function<void()> &s
          iters;
 }
 
-Program gemmProgram(const Shape3 &s) {
-  bool batched = s.batch > 1;
-  Shape a = batched ? Shape{s.batch, s.m, s.k} : Shape{s.m, s.k};
-  Shape b = batched ? Shape{s.batch, s.k, s.n} : Shape{s.k, s.n};
-  Shape c = batched ? Shape{s.batch, s.m, s.n} : Shape{s.m, s.n};
+Shape shapeOf(const Shape3 &s, int64_t rows, int64_t cols) {
+  return s.batch > 1 ? Shape{s.batch, rows, cols} : Shape{rows, cols};
+}
+
+Program gemmProgram(const Shape3 &s, const Precision &prec) {
   auto io = [](ValueId v, const Shape &shape) {
     ProgramIO p;
     p.value = v;
@@ -63,18 +83,21 @@ Program gemmProgram(const Shape3 &s) {
     p.layout = TensorLayout::replicated(shape.size());
     return p;
   };
+  Shape a = shapeOf(s, s.m, s.k), b = shapeOf(s, s.k, s.n),
+        c = shapeOf(s, s.m, s.n);
   Program p;
   p.mesh = DeviceMesh({MeshAxis{"x", 1}});
-  ValueId va = p.addValue(DType::F32, a), vb = p.addValue(DType::F32, b);
+  ValueId va = p.addValue(prec.in, a), vb = p.addValue(prec.in, b);
   p.inputs = {io(va, a), io(vb, b)};
   ValueId init = p.addValue(DType::F32, c), out = p.addValue(DType::F32, c);
   Instruction empty;
   empty.kind = OpKind::Empty;
   empty.results = {init};
   Instruction mm;
-  mm.kind = batched ? OpKind::BatchMatmul : OpKind::Matmul;
+  mm.kind = s.batch > 1 ? OpKind::BatchMatmul : OpKind::Matmul;
   mm.operands = {va, vb, init};
   mm.results = {out};
+  mm.tf32 = prec.tf32;
   p.instructions = {empty, mm};
   p.outputs = {io(out, c)};
   return p;
@@ -82,21 +105,133 @@ Program gemmProgram(const Shape3 &s) {
 
 void check(cublasStatus_t status, const char *what) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw Error(std::string("cuBLAS error in ") + what + ": " +
+    throw Error(std::string("cuBLASLt error in ") + what + ": " +
                 cublasGetStatusString(status));
+}
+
+/// The same GEMM made directly with cuBLASLt: row-major C = A B as
+/// column-major C^T = B^T A^T, descriptors and algorithm made once.
+class DirectLt {
+public:
+  DirectLt(const Shape3 &s, const Precision &prec, void *workspace,
+           size_t workspaceBytes)
+      : workspace(workspace), workspaceBytes(workspaceBytes) {
+    check(cublasLtCreate(&handle), "cublasLtCreate");
+    check(cublasLtMatmulDescCreate(&desc, prec.compute, CUDA_R_32F),
+          "cublasLtMatmulDescCreate");
+    a = layout(prec.ltIn, s.n, s.k, s.batch, s.k * s.n);
+    b = layout(prec.ltIn, s.k, s.m, s.batch, s.m * s.k);
+    c = layout(CUDA_R_32F, s.n, s.m, s.batch, s.m * s.n);
+    cublasLtMatmulPreference_t pref;
+    check(cublasLtMatmulPreferenceCreate(&pref), "preference");
+    uint64_t bytes = workspaceBytes;
+    check(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes,
+              sizeof(bytes)),
+          "preference");
+    cublasLtMatmulHeuristicResult_t result;
+    int found = 0;
+    check(cublasLtMatmulAlgoGetHeuristic(handle, desc, a, b, c, c, pref, 1,
+                                         &result, &found),
+          "cublasLtMatmulAlgoGetHeuristic");
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (!found)
+      throw Error("cuBLASLt: no algorithm");
+    algo = result.algo;
+  }
+  ~DirectLt() {
+    cublasLtMatrixLayoutDestroy(a);
+    cublasLtMatrixLayoutDestroy(b);
+    cublasLtMatrixLayoutDestroy(c);
+    cublasLtMatmulDescDestroy(desc);
+    cublasLtDestroy(handle);
+  }
+  void run(const void *pa, const void *pb, void *pc, cudaStream_t stream) {
+    const float one = 1.0f, zero = 0.0f;
+    check(cublasLtMatmul(handle, desc, &one, pb, a, pa, b, &zero, pc, c, pc, c,
+                         &algo, workspace, workspaceBytes, stream),
+          "cublasLtMatmul");
+  }
+
+private:
+  static cublasLtMatrixLayout_t layout(cudaDataType_t type, int64_t rows,
+                                       int64_t cols, int64_t batch,
+                                       int64_t stride) {
+    cublasLtMatrixLayout_t l;
+    check(cublasLtMatrixLayoutCreate(&l, type, rows, cols, rows), "layout");
+    if (batch > 1) {
+      int32_t count = static_cast<int32_t>(batch);
+      check(cublasLtMatrixLayoutSetAttribute(
+                l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+            "layout");
+      check(cublasLtMatrixLayoutSetAttribute(
+                l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                sizeof(stride)),
+            "layout");
+    }
+    return l;
+  }
+  cublasLtHandle_t handle = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo;
+  void *workspace;
+  size_t workspaceBytes;
+};
+
+struct Row {
+  double program, backend, direct; // TFLOP/s
+};
+
+Row measure(Backend &gpu, const Shape3 &s, const Precision &prec, int iters,
+            void *workspace, size_t workspaceBytes) {
+  Tensor a = gpu.upload(makeSeededTensor(prec.in, shapeOf(s, s.m, s.k), 1, 1));
+  Tensor b = gpu.upload(makeSeededTensor(prec.in, shapeOf(s, s.k, s.n), 1, 2));
+  Tensor c = gpu.allocate(DType::F32, shapeOf(s, s.m, s.n));
+  double flops = 2.0 * s.batch * s.m * s.n * s.k;
+  auto sync = [&] { gpu.synchronize(); };
+
+  Program program = gemmProgram(s, prec);
+  std::unique_ptr<Communicator> local = createLocalCommunicator(program.mesh);
+  Executor executor(program, gpu, *local);
+  std::vector<Tensor> inputs = {a, b};
+  double tProgram = seconds([&] { executor.run(inputs); }, sync, iters);
+
+  GemmOptions options;
+  options.batched = s.batch > 1;
+  options.accumulate = false;
+  options.tf32 = prec.tf32;
+  double tBackend =
+      seconds([&] { gpu.gemm(a, b, c, options); }, sync, iters);
+
+  cudaStream_t stream;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  DirectLt direct(s, prec, workspace, workspaceBytes);
+  double tDirect = seconds(
+      [&] { direct.run(a.getRawData(), b.getRawData(), c.getRawData(), stream); },
+      [&] { cudaStreamSynchronize(stream); }, iters);
+  cudaStreamDestroy(stream);
+  return {flops / tProgram / 1e12, flops / tBackend / 1e12,
+          flops / tDirect / 1e12};
 }
 } // namespace
 
 int main(int argc, char **argv) {
   int iters = 20;
   bool quick = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--iters") && i + 1 < argc)
       iters = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--quick"))
       quick = true;
+    else if (!std::strcmp(argv[i], "--precision") && i + 1 < argc)
+      only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--iters N] [--quick]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--iters N] [--quick] "
+                   "[--precision fp32|tf32|bf16|fp16]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -107,8 +242,9 @@ int main(int argc, char **argv) {
   std::vector<Shape3> shapes = {{1, 1024, 1024, 1024}, {1, 2048, 2048, 2048},
                                 {1, 4096, 4096, 4096}, {1, 8192, 8192, 8192},
                                 {1, 4096, 1024, 8192}, // MLP-like, K-heavy
-                                {32, 512, 512, 64},   // attention scores
-                                {32, 512, 64, 512},   // attention @ V
+                                {1, 8192, 4096, 1024}, // MLP up-projection
+                                {32, 512, 512, 64},    // attention scores
+                                {32, 512, 64, 512},    // attention @ V
                                 {8, 2048, 2048, 256}};
   if (quick)
     shapes = {{1, 512, 512, 512}, {4, 256, 256, 64}};
@@ -116,74 +252,38 @@ int main(int argc, char **argv) {
     std::unique_ptr<Backend> gpu = createCudaBackend(0);
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    std::printf("device: %s, FP32 (no TF32), %d iterations per shape\n",
+    size_t workspaceBytes = size_t(32) << 20; // as the backend's
+    void *workspace = nullptr;
+    if (cudaMalloc(&workspace, workspaceBytes) != cudaSuccess)
+      throw Error("cannot allocate the cuBLASLt workspace");
+    std::printf("device: %s, %d iterations per shape; targets: "
+                "backend/cuBLASLt >= 0.97, program/cuBLASLt >= 0.95\n",
                 prop.name, iters);
-    std::printf("%-26s %12s %12s %12s %9s %9s\n", "batch x m x n x k",
-                "program", "backend", "cuBLAS", "prog/cub", "back/cub");
-    cublasHandle_t blas;
-    check(cublasCreate(&blas), "cublasCreate");
-    for (const Shape3 &s : shapes) {
-      bool batched = s.batch > 1;
-      Tensor a = gpu->upload(makeSeededTensor(
-          DType::F32,
-          batched ? Shape{s.batch, s.m, s.k} : Shape{s.m, s.k}, 1, 1));
-      Tensor b = gpu->upload(makeSeededTensor(
-          DType::F32,
-          batched ? Shape{s.batch, s.k, s.n} : Shape{s.k, s.n}, 1, 2));
-      Tensor c = gpu->allocate(
-          DType::F32, batched ? Shape{s.batch, s.m, s.n} : Shape{s.m, s.n});
-      double flops = 2.0 * s.batch * s.m * s.n * s.k;
-
-      Program program = gemmProgram(s);
-      std::unique_ptr<Communicator> local = createLocalCommunicator(program.mesh);
-      Executor executor(program, *gpu, *local);
-      std::vector<Tensor> inputs = {a, b};
-      auto sync = [&] { gpu->synchronize(); };
-      double tProgram = seconds([&] { executor.run(inputs); }, sync, iters);
-      double tBackend = seconds(
-          [&] {
-            if (batched)
-              gpu->batchMatmul(a, b, c, false, false, true);
-            else
-              gpu->matmul(a, b, c, false, false, true);
-          },
-          sync, iters);
-
-      // cuBLAS on the same device buffers, its own stream, row-major via
-      // C^T = B^T A^T as the backend does.
-      cudaStream_t stream;
-      cudaStreamCreate(&stream);
-      check(cublasSetStream(blas, stream), "cublasSetStream");
-      const float one = 1.0f;
-      auto *pa = a.getData<float>(), *pb = b.getData<float>();
-      auto *pc = c.getData<float>();
-      int m = int(s.m), n = int(s.n), k = int(s.k);
-      double tCublas = seconds(
-          [&] {
-            if (batched)
-              check(cublasSgemmStridedBatched(
-                        blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, pb, n,
-                        s.k * s.n, pa, k, s.m * s.k, &one, pc, n, s.m * s.n,
-                        int(s.batch)),
-                    "cublasSgemmStridedBatched");
-            else
-              check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one,
-                                pb, n, pa, k, &one, pc, n),
-                    "cublasSgemm");
-          },
-          [&] { cudaStreamSynchronize(stream); }, iters);
-      cudaStreamDestroy(stream);
-
-      char label[64];
-      std::snprintf(label, sizeof(label), "%lld x %lld x %lld x %lld",
-                    (long long)s.batch, (long long)s.m, (long long)s.n,
-                    (long long)s.k);
-      double pT = flops / tProgram / 1e12, bT = flops / tBackend / 1e12,
-             cT = flops / tCublas / 1e12;
-      std::printf("%-26s %9.2f TF %9.2f TF %9.2f TF %9.3f %9.3f\n", label, pT,
-                  bT, cT, pT / cT, bT / cT);
+    std::printf("%-5s %-22s %11s %11s %11s %9s %9s\n", "prec",
+                "batch x m x n x k", "program", "backend", "cuBLASLt",
+                "prog/cub", "back/cub");
+    double minProgram = 1e9, minBackend = 1e9;
+    for (const Precision &prec : kPrecisions) {
+      if (!only.empty() && only != prec.name)
+        continue;
+      for (const Shape3 &s : shapes) {
+        Row r = measure(*gpu, s, prec, iters, workspace, workspaceBytes);
+        char label[64];
+        std::snprintf(label, sizeof(label), "%lld x %lld x %lld x %lld",
+                      (long long)s.batch, (long long)s.m, (long long)s.n,
+                      (long long)s.k);
+        double pr = r.program / r.direct, br = r.backend / r.direct;
+        minProgram = std::min(minProgram, pr);
+        minBackend = std::min(minBackend, br);
+        std::printf("%-5s %-22s %8.1f TF %8.1f TF %8.1f TF %9.3f %9.3f%s\n",
+                    prec.name, label, r.program, r.backend, r.direct, pr, br,
+                    pr < 0.95 || br < 0.97 ? "  (below target)" : "");
+      }
     }
-    cublasDestroy(blas);
+    std::printf("gpu_gemm: lowest backend/cuBLASLt %.3f, lowest "
+                "program/cuBLASLt %.3f\n",
+                minBackend, minProgram);
+    cudaFree(workspace);
   } catch (const Error &e) {
     std::fprintf(stderr, "gpu_gemm: error: %s\n", e.what());
     return 1;

@@ -2,7 +2,7 @@
 //
 // Host half of the CUDA backend: argument checks (the same ones, with the
 // same messages, as the CPU backend), shape arithmetic folded into the
-// by-value descriptors of CudaKernels.h, and cuBLAS for GEMMs. All work is
+// by-value descriptors of CudaKernels.h, and cuBLAS(Lt) for GEMMs. All work is
 // queued on the backend's stream; only download(), synchronize() and
 // kernels that can fail on data (gather, generic bodies with tensor.extract
 // or integer division) wait for the device.
@@ -13,6 +13,7 @@
 #include "../BufferPool.h"
 #include "../KernelChecks.h"
 #include "CudaContext.h"
+#include "CudaGemm.h"
 #include "CudaKernels.h"
 #include "CudnnConv.h"
 #include "WindowKernels.h"
@@ -95,6 +96,7 @@ namespace {
 struct Context {
   StreamInfo info{0, nullptr};
   cublasHandle_t blas = nullptr;
+  std::unique_ptr<LtGemm> lt; // made on the first f32/bf16/f16 GEMM
   DeviceFault *fault = nullptr;
   /// Uploaded generic bodies by content (a spec's address may be reused).
   std::unordered_map<std::string, void *> bodies;
@@ -113,6 +115,7 @@ struct Context {
       cudaLibraryUnload(entry.second);
     if (fault)
       cudaFree(fault);
+    lt.reset();
     if (blas)
       cublasDestroy(blas);
     if (info.stream)
@@ -327,22 +330,26 @@ public:
 
   void matmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
               bool transB, bool accumulate) override {
-    checkRank(a, 2, "matmul");
-    checkRank(b, 2, "matmul");
-    checkRank(c, 2, "matmul");
-    gemm(a, b, c, transA, transB, accumulate, 1);
+    gemm(a, b, c, {false, transA, transB, accumulate, false});
   }
 
   void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
                    bool transB, bool accumulate) override {
-    checkRank(a, 3, "batch_matmul");
-    checkRank(b, 3, "batch_matmul");
-    checkRank(c, 3, "batch_matmul");
-    int64_t batch = c.getDim(0);
-    if (a.getDim(0) != batch || b.getDim(0) != batch)
+    gemm(a, b, c, {true, transA, transB, accumulate, false});
+  }
+
+  void gemm(const Tensor &a, const Tensor &b, Tensor &c,
+            const GemmOptions &o) override {
+    const char *what = o.batched ? "batch_matmul" : "matmul";
+    int64_t rank = o.batched ? 3 : 2;
+    checkRank(a, rank, what);
+    checkRank(b, rank, what);
+    checkRank(c, rank, what);
+    int64_t batch = o.batched ? c.getDim(0) : 1;
+    if (o.batched && (a.getDim(0) != batch || b.getDim(0) != batch))
       throw Error("batch_matmul: batch sizes differ (" + a.getTypeString() +
                   ", " + b.getTypeString() + ", " + c.getTypeString() + ")");
-    gemm(a, b, c, transA, transB, accumulate, batch);
+    gemm(a, b, c, o.transA, o.transB, o.accumulate, batch, o.tf32);
   }
 
   void generic(const GenericSpec &spec,
@@ -676,11 +683,21 @@ private:
     return static_cast<const GenericInst *>(body);
   }
 
-  /// c += op(a) op(b), row-major, as column-major C^T = op(B)^T op(A)^T.
+  /// c += op(a) op(b), row-major, as column-major C^T = op(B)^T op(A)^T:
+  /// f64 through cublasDgemm, the rest through cuBLASLt (CudaGemm.h).
   void gemm(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-            bool transB, bool accumulate, int64_t batch) {
-    checkSameType(a, c, "matmul");
-    checkSameType(b, c, "matmul");
+            bool transB, bool accumulate, int64_t batch, bool tf32 = false) {
+    DType ta = a.getDType(), tc = c.getDType();
+    bool half = ta == DType::BF16 || ta == DType::F16;
+    if (half && (b.getDType() != ta || (tc != DType::F32 && tc != ta)))
+      throw Error("matmul: unsupported element types " + a.getTypeString() +
+                  " x " + b.getTypeString() + " -> " + c.getTypeString() +
+                  " (bf16/f16 operands must match; the result is f32 or "
+                  "their type)");
+    if (!half) {
+      checkSameType(a, c, "matmul");
+      checkSameType(b, c, "matmul");
+    }
     int64_t r = a.getRank();
     int64_t m = transA ? a.getDim(r - 1) : a.getDim(r - 2);
     int64_t k = transA ? a.getDim(r - 2) : a.getDim(r - 1);
@@ -689,8 +706,8 @@ private:
     if (k != kb || c.getDim(r - 2) != m || c.getDim(r - 1) != n)
       throw Error("matmul: shapes do not agree: " + a.getTypeString() + " x " +
                   b.getTypeString() + " -> " + c.getTypeString());
-    if (c.getDType() != DType::F32 && c.getDType() != DType::F64)
-      throw Error("matmul: cuBLAS path needs f32 or f64, got " +
+    if (!half && tc != DType::F32 && tc != DType::F64)
+      throw Error("matmul: cuBLAS path needs f32, f64, bf16 or f16, got " +
                   c.getTypeString());
     const void *pa = devicePtr(a, "matmul"), *pb = devicePtr(b, "matmul");
     void *pc = devicePtr(c, "matmul");
@@ -702,42 +719,70 @@ private:
             cudaMemsetAsync(pc, 0, c.getBytes(), stream()));
       return;
     }
-    int im = toBlasInt(m, "matmul"), in = toBlasInt(n, "matmul"),
-        ik = toBlasInt(k, "matmul");
-    int lda = toBlasInt(a.getDim(r - 1), "matmul");
-    int ldb = toBlasInt(b.getDim(r - 1), "matmul");
-    cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
-    cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
     int64_t sa = a.getDim(r - 2) * a.getDim(r - 1);
     int64_t sb = b.getDim(r - 2) * b.getDim(r - 1);
-    int64_t sc = m * n;
-    if (c.getDType() == DType::F32) {
-      const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-      auto *fa = static_cast<const float *>(pa);
-      auto *fb = static_cast<const float *>(pb);
-      auto *fc = static_cast<float *>(pc);
-      if (batch == 1 && r == 2)
-        AUTOSHARD_CUBLAS_CHECK(cublasSgemm(ctx->blas, opB, opA, in, im, ik,
-                                           &one, fb, ldb, fa, lda, &beta, fc,
-                                           in));
-      else
-        AUTOSHARD_CUBLAS_CHECK(cublasSgemmStridedBatched(
-            ctx->blas, opB, opA, in, im, ik, &one, fb, ldb, sb, fa, lda, sa,
-            &beta, fc, in, sc, toBlasInt(batch, "batch_matmul")));
-    } else {
-      const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
-      auto *da = static_cast<const double *>(pa);
-      auto *db = static_cast<const double *>(pb);
-      auto *dc = static_cast<double *>(pc);
-      if (batch == 1 && r == 2)
-        AUTOSHARD_CUBLAS_CHECK(cublasDgemm(ctx->blas, opB, opA, in, im, ik,
-                                           &one, db, ldb, da, lda, &beta, dc,
-                                           in));
-      else
-        AUTOSHARD_CUBLAS_CHECK(cublasDgemmStridedBatched(
-            ctx->blas, opB, opA, in, im, ik, &one, db, ldb, sb, da, lda, sa,
-            &beta, dc, in, sc, toBlasInt(batch, "batch_matmul")));
+    if (tc == DType::F64)
+      return dgemm(pa, pb, pc, transA, transB, accumulate, batch, m, n, k,
+                   a.getDim(r - 1), b.getDim(r - 1), sa, sb);
+    // Column-major: A is b, B is a, C^T is n x m.
+    LtProblem p;
+    p.inType = getLtType(ta);
+    p.outType = getLtType(tc);
+    p.compute = tc == DType::F32 && !half && tf32
+                    ? CUBLAS_COMPUTE_32F_FAST_TF32
+                    : CUBLAS_COMPUTE_32F;
+    p.transA = transB;
+    p.transB = transA;
+    p.m = n;
+    p.n = m;
+    p.k = k;
+    p.lda = b.getDim(r - 1);
+    p.ldb = a.getDim(r - 1);
+    p.ldc = n;
+    p.batch = batch;
+    p.strideA = sb;
+    p.strideB = sa;
+    p.strideC = m * n;
+    int64_t inSize = getDTypeSize(ta), outSize = getDTypeSize(tc);
+    p.alignA = getLtAlignment(pb, batch > 1 ? sb * inSize : 0);
+    p.alignB = getLtAlignment(pa, batch > 1 ? sa * inSize : 0);
+    p.alignC = getLtAlignment(pc, batch > 1 ? m * n * outSize : 0);
+    if (!ctx->lt)
+      ctx->lt = std::make_unique<LtGemm>(stream());
+    ctx->lt->run(p, 1.0f, pb, pa, accumulate ? 1.0f : 0.0f, pc);
+  }
+
+  static cudaDataType_t getLtType(DType t) {
+    switch (t) {
+    case DType::BF16:
+      return CUDA_R_16BF;
+    case DType::F16:
+      return CUDA_R_16F;
+    default:
+      return CUDA_R_32F;
     }
+  }
+
+  void dgemm(const void *pa, const void *pb, void *pc, bool transA,
+             bool transB, bool accumulate, int64_t batch, int64_t m,
+             int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t sa,
+             int64_t sb) {
+    int im = toBlasInt(m, "matmul"), in = toBlasInt(n, "matmul"),
+        ik = toBlasInt(k, "matmul");
+    int ilda = toBlasInt(lda, "matmul"), ildb = toBlasInt(ldb, "matmul");
+    cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
+    auto *da = static_cast<const double *>(pa);
+    auto *db = static_cast<const double *>(pb);
+    auto *dc = static_cast<double *>(pc);
+    if (batch == 1)
+      AUTOSHARD_CUBLAS_CHECK(cublasDgemm(ctx->blas, opB, opA, in, im, ik, &one,
+                                         db, ildb, da, ilda, &beta, dc, in));
+    else
+      AUTOSHARD_CUBLAS_CHECK(cublasDgemmStridedBatched(
+          ctx->blas, opB, opA, in, im, ik, &one, db, ildb, sb, da, ilda, sa,
+          &beta, dc, in, m * n, toBlasInt(batch, "batch_matmul")));
   }
 
   std::shared_ptr<Context> ctx;

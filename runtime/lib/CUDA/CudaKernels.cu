@@ -12,6 +12,9 @@
 #include "CudaKernels.h"
 #include "../ScalarEval.h"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
 
 using namespace autoshard;
@@ -273,7 +276,7 @@ __global__ void fillKernel(void *dst, DType dstType, int64_t n,
   if (isFloat(valueType)) {
     if (dstType == DType::F32)
       out.f = static_cast<float>(v.f);
-    else if (dstType == DType::F64)
+    else if (isFloat(dstType)) // f64; bf16/f16 round once from double
       out.f = v.f;
     else if (dstType == DType::I1)
       out.i = v.f != 0.0;
@@ -284,7 +287,7 @@ __global__ void fillKernel(void *dst, DType dstType, int64_t n,
   } else {
     if (dstType == DType::F32)
       out.f = static_cast<float>(v.i);
-    else if (dstType == DType::F64)
+    else if (isFloat(dstType))
       out.f = static_cast<double>(v.i);
     else if (dstType == DType::I1)
       out.i = v.i != 0;
@@ -336,11 +339,35 @@ __device__ uint8_t combine<uint8_t>(uint8_t a, uint8_t b, ReductionKind kind) {
              : ((a & b) != 0);
 }
 
+/// How an element type is computed: bf16/f16 load into f32 and store back
+/// rounded to nearest even (as the CPU backend's f32 compute does); the
+/// other types compute in themselves.
+template <typename T> struct Num {
+  using Acc = T;
+  static __device__ Acc load(T v) { return v; }
+  static __device__ T store(Acc v) { return v; }
+};
+template <> struct Num<__nv_bfloat16> {
+  using Acc = float;
+  static __device__ float load(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __device__ __nv_bfloat16 store(float v) {
+    return __float2bfloat16_rn(v);
+  }
+};
+template <> struct Num<__half> {
+  using Acc = float;
+  static __device__ float load(__half v) { return __half2float(v); }
+  static __device__ __half store(float v) { return __float2half_rn(v); }
+};
+
+/// Each step rounded to the type (the CPU backend's and NCCL's pairwise
+/// bf16/f16 sums).
 template <typename T>
 __global__ void accumulateKernel(T *acc, const T *x, int64_t n,
                                  ReductionKind kind) {
+  using N = Num<T>;
   for (int64_t i = globalThread(); i < n; i += threadStride())
-    acc[i] = combine(acc[i], x[i], kind);
+    acc[i] = N::store(combine(N::load(acc[i]), N::load(x[i]), kind));
 }
 
 template <typename T>
@@ -353,17 +380,19 @@ __global__ void reduceKernel(const T *in, T *out, int64_t numOut,
       base += (rest % box.keptShape[k]) * box.keptStrides[k];
       rest /= box.keptShape[k];
     }
-    // Row-major over the reduced dims, as the CPU backend accumulates.
-    T acc = identity<T>(kind);
+    // Row-major over the reduced dims, as the CPU backend accumulates;
+    // bf16/f16 in f32, rounded once.
+    using N = Num<T>;
+    typename N::Acc acc = identity<typename N::Acc>(kind);
     for (int64_t m = 0; m < numRed; ++m) {
       int64_t r = m, off = base;
       for (int32_t k = box.redRank - 1; k >= 0; --k) {
         off += (r % box.redShape[k]) * box.redStrides[k];
         r /= box.redShape[k];
       }
-      acc = combine(acc, in[off], kind);
+      acc = combine(acc, N::load(in[off]), kind);
     }
-    out[o] = acc;
+    out[o] = N::store(acc);
   }
 }
 
@@ -375,17 +404,21 @@ __global__ void softmaxKernel(const T *in, T *out, int64_t outer, int64_t len,
     int64_t o = row / inner, i = row % inner;
     const T *x = in + o * len * inner + i;
     T *y = out + o * len * inner + i;
+    // In double; bf16/f16 round through f32, as the CPU backend's widened
+    // f32 softmax does.
+    using N = Num<T>;
+    auto at = [&](int64_t k) {
+      return static_cast<double>(N::load(x[k * inner]));
+    };
     double mx = -__longlong_as_double(0x7ff0000000000000LL);
     for (int64_t k = 0; k < len; ++k)
-      mx = mx < static_cast<double>(x[k * inner])
-               ? static_cast<double>(x[k * inner])
-               : mx;
+      mx = mx < at(k) ? at(k) : mx;
     double sum = 0;
     for (int64_t k = 0; k < len; ++k)
-      sum += exp(static_cast<double>(x[k * inner]) - mx);
+      sum += exp(at(k) - mx);
     for (int64_t k = 0; k < len; ++k)
-      y[k * inner] =
-          static_cast<T>(exp(static_cast<double>(x[k * inner]) - mx) / sum);
+      y[k * inner] = N::store(
+          static_cast<typename N::Acc>(exp(at(k) - mx) / sum));
   }
 }
 
@@ -429,6 +462,11 @@ cudaError_t autoshard::rt::cuda::launchStridedCopy(void *dst, const void *src,
   case 1:
     stridedCopyKernel<<<grid, kThreads, 0, stream>>>(
         static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), box,
+        total);
+    break;
+  case 2:
+    stridedCopyKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint16_t *>(dst), static_cast<const uint16_t *>(src), box,
         total);
     break;
   case 4:
@@ -483,6 +521,15 @@ cudaError_t autoshard::rt::cuda::launchAccumulate(void *acc, const void *x,
     accumulateKernel<<<grid, kThreads, 0, stream>>>(
         static_cast<uint8_t *>(acc), static_cast<const uint8_t *>(x), n, kind);
     break;
+  case DType::BF16:
+    accumulateKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<__nv_bfloat16 *>(acc),
+        static_cast<const __nv_bfloat16 *>(x), n, kind);
+    break;
+  case DType::F16:
+    accumulateKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<__half *>(acc), static_cast<const __half *>(x), n, kind);
+    break;
   }
   return cudaGetLastError();
 }
@@ -524,6 +571,16 @@ cudaError_t autoshard::rt::cuda::launchReduce(const void *in, void *out,
         static_cast<const uint8_t *>(in), static_cast<uint8_t *>(out), numOut,
         numRed, kind, box);
     break;
+  case DType::BF16:
+    reduceKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const __nv_bfloat16 *>(in),
+        static_cast<__nv_bfloat16 *>(out), numOut, numRed, kind, box);
+    break;
+  case DType::F16:
+    reduceKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const __half *>(in), static_cast<__half *>(out), numOut,
+        numRed, kind, box);
+    break;
   }
   return cudaGetLastError();
 }
@@ -539,6 +596,14 @@ cudaError_t autoshard::rt::cuda::launchSoftmax(const void *in, void *out,
     softmaxKernel<<<grid, kThreads, 0, stream>>>(
         static_cast<const float *>(in), static_cast<float *>(out), outer, len,
         inner);
+  else if (type == DType::BF16)
+    softmaxKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const __nv_bfloat16 *>(in),
+        static_cast<__nv_bfloat16 *>(out), outer, len, inner);
+  else if (type == DType::F16)
+    softmaxKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<const __half *>(in), static_cast<__half *>(out), outer,
+        len, inner);
   else
     softmaxKernel<<<grid, kThreads, 0, stream>>>(
         static_cast<const double *>(in), static_cast<double *>(out), outer,
@@ -571,6 +636,10 @@ cudaError_t autoshard::rt::cuda::launchGather(
   case 1:
     launchGatherTyped<uint8_t>(source, indices, indexType, out, box, fault,
                                stream);
+    break;
+  case 2:
+    launchGatherTyped<uint16_t>(source, indices, indexType, out, box, fault,
+                                stream);
     break;
   case 4:
     launchGatherTyped<uint32_t>(source, indices, indexType, out, box, fault,

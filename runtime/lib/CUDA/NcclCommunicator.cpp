@@ -63,6 +63,10 @@ ncclDataType_t getNcclType(DType type) {
     return ncclInt64;
   case DType::I1:
     return ncclUint8;
+  case DType::BF16: // sums add in f32 and round per step
+    return ncclBfloat16;
+  case DType::F16:
+    return ncclFloat16;
   }
   return ncclUint8;
 }

@@ -34,6 +34,17 @@ struct MemoryStats {
   int64_t pooledBytes = 0;       // freed, kept for reuse now
 };
 
+/// One GEMM instruction's options (Backend::gemm).
+struct GemmOptions {
+  bool batched = false; // batchMatmul (a leading batch dim), else matmul
+  bool transA = false, transB = false;
+  bool accumulate = true; // false: beta = 0 (see matmul)
+  /// f32 GEMMs may round their inputs to TF32 (Instruction::tf32) where the
+  /// backend has it (cuBLASLt's CUBLAS_COMPUTE_32F_FAST_TF32); the CPU
+  /// computes in full FP32, which is at least as accurate.
+  bool tf32 = false;
+};
+
 class Backend {
 public:
   virtual ~Backend();
@@ -58,7 +69,9 @@ public:
   /// Every element of dst = the rank-0 `value` converted to dst's type.
   virtual void fill(Tensor &dst, const Tensor &value) = 0;
 
-  /// c += op(a) * op(b) for 2-D a, b, c (f32/f64; other types throw). With
+  /// c += op(a) * op(b) for 2-D a, b, c: all f32 or all f64, or bf16/f16
+  /// a and b (the same type) with an f32 c or one of their type, computed
+  /// with FP32 accumulation (other mixes throw). With
   /// `accumulate` false, c = op(a) * op(b) and c's content on entry is never
   /// read (GEMM beta = 0): the executor folds a zero-fill init into the GEMM
   /// this way instead of filling a buffer only to add to it.
@@ -67,6 +80,15 @@ public:
   /// The same over a leading batch dim on all three.
   virtual void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c,
                            bool transA, bool transB, bool accumulate) = 0;
+  /// matmul or batchMatmul with `options`; a backend without TF32 ignores
+  /// options.tf32 (the default does).
+  virtual void gemm(const Tensor &a, const Tensor &b, Tensor &c,
+                    const GemmOptions &options) {
+    if (options.batched)
+      batchMatmul(a, b, c, options.transA, options.transB, options.accumulate);
+    else
+      matmul(a, b, c, options.transA, options.transB, options.accumulate);
+  }
   /// OpKind::Conv2D and Pool2D with the backend's own kernels (NCHW f32,
   /// input already padded). A backend that returns false here gets those
   /// instructions' loop nests (generic) instead.
