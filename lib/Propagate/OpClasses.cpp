@@ -7,6 +7,8 @@
 
 #include "PropagateGraph.h"
 
+#include "autoshard/Propagate/RuleModels.h"
+
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Region.h"
 #include "llvm/ADT/STLExtras.h"
@@ -131,6 +133,13 @@ struct StructureMatcher {
 } // namespace
 
 OpClass &OpClasses::classOf(Operation *op) {
+  // A rule that reads the op's users: the op is its own class.
+  if (isGradientTranspose(op)) {
+    classOfNode.push_back(classes.size());
+    classes.emplace_back();
+    classes.back().rep = op;
+    return classes.back();
+  }
   auto &bucket =
       buckets[hashStructure(op, 1469598103934665603ull, /*top=*/true)];
   bool comparable = true;

@@ -177,8 +177,9 @@ struct OperandSource {
 /// attributes, properties, operand and result types, and regions up to the
 /// values they read from outside) form one class: the layers of a model
 /// repeat each other's ops. A class shares one sharding rule and candidate
-/// list (a rule reads an op's structure, never the values of its operands)
-/// and the op's part of the canonical hash.
+/// list (a rule reads an op's structure, never the values of its operands;
+/// the one rule that reads the op's users, isGradientTranspose's, makes its
+/// op a class of its own) and the op's part of the canonical hash.
 struct OpClass {
   Operation *rep = nullptr;
   bool hasPrefix = false;

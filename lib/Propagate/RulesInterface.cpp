@@ -3,6 +3,7 @@
 #include "autoshard/Dialect/Dist/IR/DistDialect.h"
 #include "autoshard/Propagate/RuleModels.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -96,6 +97,24 @@ ShardingRule autoshard::getRuleOrReplicated(Operation *op, std::string &why) {
   for (Type t : op->getResultTypes())
     outs.push_back(getShapeForRule(t));
   return makeReplicatedRule(ins, outs);
+}
+
+void autoshard::addPartialSumPassThrough(ShardingRule &rule, Operation *op,
+                                         unsigned operand) {
+  // The factor's size only has to be divisible by every group of axes it
+  // may be split over: the mesh's device count is.
+  auto module = op->getParentOfType<ModuleOp>();
+  auto mesh = module ? module->getAttrOfType<dist::MeshAttr>(
+                           dist::DistDialect::kMeshAttrName)
+                     : nullptr;
+  if (!mesh || mesh.toDeviceMesh().getNumDevices() < 2)
+    return;
+  rule.addFactor(mesh.toDeviceMesh().getNumDevices(), FactorKind::Reduction,
+                 "sum");
+  rule.reduction = ReductionKind::Sum;
+  if (rule.tiedResult.size() < rule.operandDims.size())
+    rule.tiedResult.resize(rule.operandDims.size(), -1);
+  rule.tiedResult[operand] = 0;
 }
 
 LogicalResult autoshard::matchUserStrategy(Operation *op,

@@ -29,28 +29,6 @@ static void addTrailingOperands(ShardingRule &rule, Operation *op,
         TensorFactors(getShapeForRule(op->getOperand(i).getType()).size()));
 }
 
-/// Lets a pending partial sum pass through `op`, an op linear in operand
-/// `operand`: a sum-reduction factor that no dim holds, with that operand
-/// tied to result 0, so that split over axes A both are partial over A.
-/// Nothing when the module names no mesh.
-static void addPartialSumPassThrough(ShardingRule &rule, Operation *op,
-                                     unsigned operand) {
-  // The factor's size only has to be divisible by every group of axes it
-  // may be split over: the mesh's device count is.
-  auto module = op->getParentOfType<ModuleOp>();
-  auto mesh = module ? module->getAttrOfType<dist::MeshAttr>(
-                           dist::DistDialect::kMeshAttrName)
-                     : nullptr;
-  if (!mesh || mesh.toDeviceMesh().getNumDevices() < 2)
-    return;
-  rule.addFactor(mesh.toDeviceMesh().getNumDevices(), FactorKind::Reduction,
-                 "sum");
-  rule.reduction = ReductionKind::Sum;
-  if (rule.tiedResult.size() < rule.operandDims.size())
-    rule.tiedResult.resize(rule.operandDims.size(), -1);
-  rule.tiedResult[operand] = 0;
-}
-
 static FailureOr<ShardingRule> getReshapeRule(Operation *op, Value source,
                                               Value result, std::string &why) {
   if (!hasStaticTensorShapes(op, why))

@@ -40,6 +40,19 @@ void registerArithShardingRuleModels(mlir::DialectRegistry &registry);
 /// remark.
 ShardingRule getRuleOrReplicated(mlir::Operation *op, std::string &why);
 
+/// Lets a pending partial sum pass through `op`, an op linear in operand
+/// `operand`: a sum-reduction factor that no dim holds, with that operand
+/// tied to result 0, so that split over axes A both are partial over A.
+/// Nothing when the module names no mesh.
+void addPartialSumPassThrough(ShardingRule &rule, mlir::Operation *op,
+                              unsigned operand);
+
+/// Whether `op` is a backward transpose whose readers are all backward pads
+/// (a weight's gradient on its way to an optimizer-shard pad): its rule
+/// passes a partial sum through (RulesLinalg.cpp). That rule reads the op's
+/// users, which two ops of one class (OpClasses.cpp) need not share.
+bool isGradientTranspose(mlir::Operation *op);
+
 /// Finds the candidate of `rule` whose layouts are the user's (`strategy`'s
 /// operand layouts, and its result layouts when given; destination-style
 /// inits may be omitted). On failure emits a located error at `op` naming
