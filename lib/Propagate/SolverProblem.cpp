@@ -173,21 +173,80 @@ static void computeDepths(const SolverGraph &graph, Problem &pb) {
   }
 }
 
-/// The pairs of nodes joined by edges, with their summed, quantised
-/// matrices (shared between pairs of equal content) and spreads.
-static void buildPairs(const SolverGraph &graph, Problem &pb, double scale,
-                       const ParallelFor &parallel) {
-  // Group edges per unordered pair of nodes, in rank order of the pair
-  // (then in the order the edges were added, as the sums below require).
-  auto parallelFor = [&](size_t n, const std::function<void(size_t)> &fn) {
+namespace {
+
+/// Builds the pairs of nodes joined by edges, with their summed, quantised
+/// matrices (shared between pairs of equal content) and spreads, in four
+/// phases: group the edges by pair, find which pairs share a matrix,
+/// quantise the tables those matrices read, build each matrix once.
+class PairBuilder {
+public:
+  PairBuilder(const SolverGraph &graph, Problem &pb, double scale,
+              const ParallelFor &parallel)
+      : edges(graph.getEdges()), pb(pb), scale(scale), parallel(parallel) {}
+
+  void run() {
+    groupEdgesByPair();
+    findSharedMatrices();
+    quantiseTables();
+    parallelFor(builds.size(), [&](size_t id) { buildMatrix(id); });
+    for (size_t id = 0; id < pb.pairs.size(); ++id) {
+      Pair &p = pb.pairs[id];
+      const Shared &sh = shared[matrixOfPair[id]];
+      p.matrix = sh.matrix;
+      p.m = p.matrix->data();
+      p.spread = sh.spread;
+    }
+  }
+
+private:
+  /// A matrix several pairs may share: the key it is found by, and what
+  /// buildMatrix makes.
+  struct Shared {
+    std::vector<uint64_t> key;
+    std::shared_ptr<const std::vector<double>> matrix;
+    double spread = 0.0;
+  };
+  /// shared[i]'s matrix is the sum of the edges byPair[first, last), from
+  /// pair node a (rows) to b (columns).
+  struct Build {
+    size_t first, last;
+    unsigned a, b;
+  };
+
+  void parallelFor(size_t n, const std::function<void(size_t)> &fn) {
     if (parallel && n > 1)
       return parallel(n, fn);
     for (size_t i = 0; i < n; ++i)
       fn(i);
-  };
-  auto quantise = [&](double c) { return quantiseCost(c, scale); };
-  const auto &edges = graph.getEdges();
+  }
+  void groupEdgesByPair();
+  void findSharedMatrices();
+  void appendAllowed(std::vector<uint64_t> &key, unsigned v) const;
+  void quantiseTables();
+  void buildMatrix(size_t id);
+
+  const std::vector<SolverGraph::Edge> &edges;
+  Problem &pb;
+  double scale;
+  const ParallelFor &parallel;
+  /// (rank pair, edge id), sorted: the edges of each unordered pair of
+  /// nodes, pairs in rank order, then in the order the edges were added (as
+  /// the sums require).
   std::vector<std::pair<uint64_t, unsigned>> byPair;
+  std::vector<Shared> shared;
+  std::vector<Build> builds;
+  /// Each pb.pairs entry's index into `shared`.
+  std::vector<size_t> matrixOfPair;
+  /// Each table's costs quantised once, by class pair, rather than once per
+  /// candidate pair of every matrix built from it.
+  std::unordered_map<const SolverGraph::EdgeTable *, std::vector<double>>
+      quantised;
+};
+
+} // namespace
+
+void PairBuilder::groupEdgesByPair() {
   byPair.reserve(edges.size());
   for (unsigned i = 0; i < edges.size(); ++i) {
     unsigned ra = pb.rank[edges[i].src], rb = pb.rank[edges[i].dst];
@@ -196,40 +255,24 @@ static void buildPairs(const SolverGraph &graph, Problem &pb, double scale,
     byPair.emplace_back((uint64_t(ra) << 32) | rb, i);
   }
   std::sort(byPair.begin(), byPair.end());
+}
 
-  // A pair's matrix depends only on its edges' tables and directions (in
-  // order) and on its nodes' allowed candidates, which for an unrestricted
-  // node follow from the tables: pairs with the same such key (the layers
-  // of a model) share one matrix, built once. Sharing also lets the
-  // elimination memo recognise them by pointer.
-  struct Shared {
-    std::vector<uint64_t> key;
-    std::shared_ptr<const std::vector<double>> matrix;
-    double spread = 0.0;
-  };
-  std::vector<Shared> shared;
+/// A node's allowed candidates, as part of a pair's key.
+void PairBuilder::appendAllowed(std::vector<uint64_t> &key, unsigned v) const {
+  // Unrestricted: the candidate count is the tables' (validated).
+  key.push_back(pb.unrestricted[v] ? ~uint64_t(0) : pb.k(v));
+  if (!pb.unrestricted[v])
+    key.insert(key.end(), pb.allowed[v].begin(), pb.allowed[v].end());
+}
+
+/// A pair's matrix depends only on its edges' tables and directions (in
+/// order) and on its nodes' allowed candidates, which for an unrestricted
+/// node follow from the tables: pairs with the same such key (the layers of
+/// a model) share one matrix, built once. Sharing also lets the elimination
+/// memo recognise them by pointer. Serial: sharing compares keys in order.
+void PairBuilder::findSharedMatrices() {
   std::unordered_multimap<uint64_t, size_t> sharedByHash;
   std::vector<uint64_t> key;
-  auto appendAllowed = [&](unsigned v) {
-    // Unrestricted: the candidate count is the tables' (validated).
-    key.push_back(pb.unrestricted[v] ? ~uint64_t(0) : pb.k(v));
-    if (!pb.unrestricted[v])
-      key.insert(key.end(), pb.allowed[v].begin(), pb.allowed[v].end());
-  };
-  // Each table's costs quantised once, by class pair, rather than once per
-  // candidate pair of every matrix built from it.
-  std::unordered_map<const SolverGraph::EdgeTable *, std::vector<double>>
-      quantised;
-  // The matrices to build: builds[i] makes shared[i]'s, from the edges
-  // byPair[first, last). Found serially (sharing compares keys in order),
-  // then built each on its own, possibly concurrently: they write disjoint
-  // memory and read only the graph and `quantised`.
-  struct Build {
-    size_t first, last;
-    unsigned a, b;
-  };
-  std::vector<Build> builds;
-  std::vector<size_t> matrixOfPair;
   for (size_t first = 0; first < byPair.size();) {
     size_t last = first + 1;
     while (last < byPair.size() && byPair[last].first == byPair[first].first)
@@ -239,16 +282,15 @@ static void buildPairs(const SolverGraph &graph, Problem &pb, double scale,
     Pair p;
     p.a = srcFirst0 ? e0.src : e0.dst;
     p.b = srcFirst0 ? e0.dst : e0.src;
-    unsigned a = p.a, b = p.b;
 
     key.assign(1, last - first);
     for (size_t i = first; i < last; ++i) {
       const SolverGraph::Edge &e = edges[byPair[i].second];
       key.push_back(reinterpret_cast<uintptr_t>(e.table.get()) * 2 +
-                    (e.src == a));
+                    (e.src == p.a));
     }
-    appendAllowed(a);
-    appendAllowed(b);
+    appendAllowed(key, p.a);
+    appendAllowed(key, p.b);
     uint64_t hash = hashEntries(key.data(), key.size());
     auto range = sharedByHash.equal_range(hash);
     auto found = std::find_if(range.first, range.second, [&](const auto &it) {
@@ -262,11 +304,14 @@ static void buildPairs(const SolverGraph &graph, Problem &pb, double scale,
       matrixOfPair.push_back(shared.size());
       sharedByHash.emplace(hash, shared.size());
       shared.push_back({key, nullptr});
-      builds.push_back({first, last, a, b});
+      builds.push_back({first, last, p.a, p.b});
     }
     pb.pairs.push_back(std::move(p));
     first = last;
   }
+}
+
+void PairBuilder::quantiseTables() {
   std::vector<std::pair<const SolverGraph::EdgeTable *, std::vector<double> *>>
       toQuantise;
   toQuantise.reserve(quantised.size());
@@ -277,58 +322,53 @@ static void buildPairs(const SolverGraph &graph, Problem &pb, double scale,
     std::vector<double> &to = *toQuantise[i].second;
     to.resize(from.size());
     for (size_t j = 0; j < from.size(); ++j)
-      to[j] = quantise(from[j]);
+      to[j] = quantiseCost(from[j], scale);
   });
-  parallelFor(builds.size(), [&](size_t id) {
-    const Build &bd = builds[id];
-    unsigned a = bd.a, b = bd.b, ka = pb.k(a), kb = pb.k(b);
-    auto m = std::make_shared<std::vector<double>>();
-    m->assign(size_t(ka) * kb + kPad, 0.0);
-    // Entry (x, y) of an edge's table is cost[rowOff[x] + colOff[y]]: the
-    // class lookups are done once per candidate, not once per entry.
-    std::vector<size_t> rowOff(ka), colOff(kb);
-    for (size_t i = bd.first; i < bd.last; ++i) {
-      const SolverGraph::Edge &e = edges[byPair[i].second];
-      bool srcFirst = e.src == a;
-      const SolverGraph::EdgeTable &t = *e.table;
-      size_t nd = t.numDstClasses;
-      for (unsigned x = 0; x < ka; ++x) {
-        unsigned c = pb.candidate(a, x);
-        rowOff[x] = srcFirst ? t.srcClass[c] * nd : t.dstClass[c];
-      }
-      for (unsigned y = 0; y < kb; ++y) {
-        unsigned c = pb.candidate(b, y);
-        colOff[y] = srcFirst ? t.dstClass[c] : t.srcClass[c] * nd;
-      }
-      const double *cost = quantised.find(&t)->second.data();
-      for (unsigned x = 0; x < ka; ++x) {
-        double *row = m->data() + size_t(x) * kb;
-        const double *from = cost + rowOff[x];
-        for (unsigned y = 0; y < kb; ++y)
-          row[y] = std::min(kInfeasibleCost, row[y] + from[colOff[y]]);
-      }
+}
+
+/// shared[id]'s matrix and spread. Runs concurrently with the other builds:
+/// each writes its own entry and reads only the graph and `quantised`.
+void PairBuilder::buildMatrix(size_t id) {
+  const Build &bd = builds[id];
+  unsigned a = bd.a, b = bd.b, ka = pb.k(a), kb = pb.k(b);
+  auto m = std::make_shared<std::vector<double>>();
+  m->assign(size_t(ka) * kb + kPad, 0.0);
+  // Entry (x, y) of an edge's table is cost[rowOff[x] + colOff[y]]: the
+  // class lookups are done once per candidate, not once per entry.
+  std::vector<size_t> rowOff(ka), colOff(kb);
+  for (size_t i = bd.first; i < bd.last; ++i) {
+    const SolverGraph::Edge &e = edges[byPair[i].second];
+    bool srcFirst = e.src == a;
+    const SolverGraph::EdgeTable &t = *e.table;
+    size_t nd = t.numDstClasses;
+    for (unsigned x = 0; x < ka; ++x) {
+      unsigned c = pb.candidate(a, x);
+      rowOff[x] = srcFirst ? t.srcClass[c] * nd : t.dstClass[c];
     }
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    bool infeasible = false;
-    for (size_t i = 0, e = size_t(ka) * kb; i < e; ++i) {
-      double c = (*m)[i];
-      lo = std::min(lo, c);
-      if (c >= kInfeasibleCost / 2)
-        infeasible = true;
-      else
-        hi = std::max(hi, c);
+    for (unsigned y = 0; y < kb; ++y) {
+      unsigned c = pb.candidate(b, y);
+      colOff[y] = srcFirst ? t.dstClass[c] : t.srcClass[c] * nd;
     }
-    shared[id].spread =
-        infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
-    shared[id].matrix = std::move(m);
-  });
-  for (size_t id = 0; id < pb.pairs.size(); ++id) {
-    Pair &p = pb.pairs[id];
-    const Shared &sh = shared[matrixOfPair[id]];
-    p.matrix = sh.matrix;
-    p.m = p.matrix->data();
-    p.spread = sh.spread;
+    const double *cost = quantised.find(&t)->second.data();
+    for (unsigned x = 0; x < ka; ++x) {
+      double *row = m->data() + size_t(x) * kb;
+      const double *from = cost + rowOff[x];
+      for (unsigned y = 0; y < kb; ++y)
+        row[y] = std::min(kInfeasibleCost, row[y] + from[colOff[y]]);
+    }
   }
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  bool infeasible = false;
+  for (size_t i = 0, e = size_t(ka) * kb; i < e; ++i) {
+    double c = (*m)[i];
+    lo = std::min(lo, c);
+    if (c >= kInfeasibleCost / 2)
+      infeasible = true;
+    else
+      hi = std::max(hi, c);
+  }
+  shared[id].spread = infeasible ? kInfeasibleCost : (hi > lo ? hi - lo : 0.0);
+  shared[id].matrix = std::move(m);
 }
 
 /// Each node's pairs, as a CSR index.
@@ -354,7 +394,7 @@ Problem normalise(const SolverGraph &graph, const ParallelFor &parallel) {
   double scale = resolveAndQuantiseNodes(graph, pb);
   rankNodes(graph, pb);
   computeDepths(graph, pb);
-  buildPairs(graph, pb, scale, parallel);
+  PairBuilder(graph, pb, scale, parallel).run();
   indexIncidentPairs(pb);
   return pb;
 }
