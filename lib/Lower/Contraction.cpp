@@ -466,7 +466,7 @@ LogicalResult ContractionLowering::emit() {
     gemm.transB = !transA;
   }
   gemm.results = {gemmResult};
-  // gemm.tf32 = tf32; (H1-TF32)
+  gemm.tf32 = tf32;
   if (gemmResult == *result)
     return success();
   if (cFits) {

@@ -490,3 +490,68 @@ func.func @main(%q: tensor<6x4x8xf32>, %k: tensor<6x5x8xf32>,
   std::vector<rt::Tensor> inputs = randomInputs(loops);
   compare(run(loops, inputs), run(gemm, inputs), 1e-5, gemm.str());
 }
+
+/// --dist-mixed-precision's contractions: bf16/f16 inputs extended in the
+/// body, f32 init and result (named ops and generics) are one GEMM each with
+/// A and B of the 2-byte type and C f32, equal to the loop nests' FP32
+/// accumulation of the same inputs; a dist.tf32 op sets the GEMM's tf32.
+TEST_F(ContractionTest, MixedPrecision) {
+  for (const char *low : {"bf16", "f16"}) {
+    SCOPED_TRACE(low);
+    std::string source = R"mlir(
+#x = affine_map<(b, s, n, k) -> (b, s, k)>
+#w = affine_map<(b, s, n, k) -> (k, n)>
+#xw = affine_map<(b, s, n, k) -> (b, s, n)>
+func.func @main(%a: tensor<6x5xLOW>, %b: tensor<5x4xLOW>, %c: tensor<6x4xf32>,
+                %x: tensor<2x3x5xLOW>, %w: tensor<5x4xLOW>,
+                %d: tensor<2x3x4xf32>, %q: tensor<2x4x5xLOW>)
+    -> (tensor<6x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %0 = linalg.matmul {dist.tf32} ins(%a, %b : tensor<6x5xLOW>, tensor<5x4xLOW>)
+      outs(%c : tensor<6x4xf32>) -> tensor<6x4xf32>
+  %1 = linalg.generic {indexing_maps = [#x, #w, #xw],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x3x5xLOW>, tensor<5x4xLOW>)
+      outs(%d : tensor<2x3x4xf32>) {
+  ^bb0(%u: LOW, %v: LOW, %acc: f32):
+    %eu = arith.extf %u : LOW to f32
+    %ev = arith.extf %v : LOW to f32
+    %p = arith.mulf %eu, %ev : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4xf32>
+  %e = tensor.empty() : tensor<2x5x4xLOW>
+  %t = linalg.transpose ins(%q : tensor<2x4x5xLOW>) outs(%e : tensor<2x5x4xLOW>)
+      permutation = [0, 2, 1]
+  %2 = linalg.batch_matmul ins(%x, %t : tensor<2x3x5xLOW>, tensor<2x5x4xLOW>)
+      outs(%d : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %0, %1, %2 : tensor<6x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+)mlir";
+    for (size_t at; (at = source.find("LOW")) != std::string::npos;)
+      source.replace(at, 3, low);
+    OwningOpRef<ModuleOp> module = parse(source);
+    ASSERT_TRUE(module);
+    rt::Program gemm = lower(*module, true);
+    EXPECT_EQ(count(gemm, rt::OpKind::Generic), 0) << gemm.str();
+    EXPECT_EQ(count(gemm, rt::OpKind::Transpose), 0) << gemm.str();
+    EXPECT_EQ(count(gemm, rt::OpKind::Matmul), 2) << gemm.str();
+    EXPECT_EQ(count(gemm, rt::OpKind::BatchMatmul), 1) << gemm.str();
+    rt::DType lowType =
+        std::string(low) == "bf16" ? rt::DType::BF16 : rt::DType::F16;
+    int tf32 = 0;
+    for (const rt::Instruction &inst : gemm.instructions) {
+      if (inst.kind != rt::OpKind::Matmul &&
+          inst.kind != rt::OpKind::BatchMatmul)
+        continue;
+      tf32 += inst.tf32;
+      EXPECT_EQ(gemm.values[inst.operands[0]].type, lowType);
+      EXPECT_EQ(gemm.values[inst.operands[1]].type, lowType);
+      EXPECT_EQ(gemm.values[inst.operands[2]].type, rt::DType::F32);
+      EXPECT_EQ(gemm.values[inst.results[0]].type, rt::DType::F32);
+    }
+    EXPECT_EQ(tf32, 1);
+    rt::Program loops = lower(*module, false);
+    std::vector<rt::Tensor> inputs = randomInputs(loops);
+    compare(run(loops, inputs), run(gemm, inputs), 1e-5, gemm.str());
+  }
+}
