@@ -1,10 +1,11 @@
 //===- OnnxRearrangeOps.cpp - Pad, DepthToSpace, SpaceToDepth -------------===//
 //
 // Ops that only move elements: each output element is one input element (or
-// Pad's constant) at a position computed from the output's. Each is a
-// linalg.generic over the output whose body reads the input with
-// tensor.extract at that position (a captured read, like Gather's), so the
-// op splits over any output dim and needs no new kernel.
+// Pad's constant). Pad is built from slices, concats and tensor.pad, which
+// propagation splits on every unpadded dim. DepthToSpace and SpaceToDepth
+// are a linalg.generic over the output whose body reads the input with
+// tensor.extract at the position computed from the output's (a captured
+// read: propagation does not see it, so the input must stay whole).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <numeric>
 
 using namespace mlir;
@@ -49,8 +51,33 @@ Value extractAt(OpBuilder &b, Location l, Value x, ArrayRef<Value> at) {
   return tensor::ExtractOp::create(b, l, x, idx);
 }
 
-/// Pad (constant, edge, reflect, wrap): out[o] = x[o - begin] inside, else
-/// the constant or the edge / mirrored / wrapped element.
+Value sliceDim(OpBuilder &b, Location l, Value v, int64_t dim,
+               int64_t offset, int64_t size) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> offs(type.getRank(), b.getIndexAttr(0)),
+      sizes, strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(b.getIndexAttr(d == dim ? size : type.getDimSize(d)));
+  offs[dim] = b.getIndexAttr(offset);
+  return tensor::ExtractSliceOp::create(b, l, v, offs, sizes, strides);
+}
+
+/// The row of a dim of `len` that pad position `c` (outside [0, len))
+/// repeats in `mode`.
+int64_t padSource(StringRef mode, int64_t c, int64_t len) {
+  if (mode == "edge")
+    return std::clamp<int64_t>(c, 0, len - 1);
+  if (mode == "reflect")
+    return c < 0 ? -c : 2 * (len - 1) - c;
+  return ((c % len) + len) % len; // wrap
+}
+
+/// Pad (constant, edge, reflect, wrap) from ops that propagation splits
+/// along every unpadded dim: negative pads are an extract_slice; edge,
+/// reflect and wrap concatenate one-row slices of the source to each side
+/// (pads are a few rows); constant is a tensor.pad, and a constant given at
+/// run time is written over the padding by a generic whose operands are the
+/// padded tensor, the value and the padded dims' indices.
 LogicalResult convertPad(NodeImporter &n, StringRef) {
   const Val &x = n.in(0);
   std::string mode = "constant";
@@ -81,20 +108,24 @@ LogicalResult convertPad(NodeImporter &n, StringRef) {
   int64_t na = axes.size();
   if (static_cast<int64_t>(pads->size()) != 2 * na)
     return n.error() << "pads must hold 2 values per padded axis";
-  std::vector<int64_t> begin(rank, 0), out = x.shape;
+  std::vector<int64_t> lo(rank, 0), hi(rank, 0);
   for (int64_t k = 0; k < na; ++k) {
-    int64_t d = axes[k], lo = (*pads)[k], hi = (*pads)[na + k];
-    begin[d] = lo;
-    out[d] += lo + hi;
-    if (out[d] <= 0)
+    int64_t d = axes[k];
+    lo[d] = (*pads)[k];
+    hi[d] = (*pads)[na + k];
+    if (x.shape[d] + lo[d] + hi[d] <= 0)
       return n.error() << "pads leave nothing of dim " << d
                        << "; zero-size tensors are not supported";
-    if (mode == "reflect" && (lo >= x.shape[d] || hi >= x.shape[d]))
+    int64_t kept = x.shape[d] + std::min<int64_t>(lo[d], 0) +
+                   std::min<int64_t>(hi[d], 0);
+    if (mode == "reflect" && (lo[d] >= kept || hi[d] >= kept))
       return n.error() << "reflect pads of dim " << d
-                       << " must be smaller than its size " << x.shape[d];
+                       << " must be smaller than its size " << kept;
+    if (kept <= 0)
+      return n.error() << "pads leave nothing of dim " << d
+                       << " to pad from";
   }
-  // The constant: folded into the body when known, else a rank-0 operand.
-  SmallVector<GenericInput> ins;
+  // The constant: folded when known, else a value at run time.
   std::optional<double> cval = 0.0;
   if (mode == "constant" && n.hasInput(2)) {
     const Val &c = n.in(2);
@@ -103,65 +134,88 @@ LogicalResult convertPad(NodeImporter &n, StringRef) {
       count *= d;
     if (count != 1)
       return n.error() << "constant_value must be one value";
-    if (c.isConstant()) {
+    if (c.isConstant())
       cval = c.constant->getF(0);
-    } else {
+    else
       cval.reset();
-      MLIRContext *ctx = n.getBuilder().getContext();
-      SmallVector<AffineExpr> zeros(c.rank(), getAffineConstantExpr(0, ctx));
-      ins.push_back({n.materialize(c), AffineMap::get(rank, 0, zeros, ctx),
-                     std::nullopt});
-    }
   }
-  Value data = n.materialize(x);
-  int64_t first = ins.size();
-  Value r = gatherGeneric(
-      n, ins, out, x.kind, [&](OpBuilder &b, Location l, ArrayRef<Value> a) {
-        Value inside = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
-        SmallVector<Value> at;
-        for (int64_t d = 0; d < rank; ++d) {
-          int64_t len = x.shape[d];
-          Value c = arith::SubIOp::create(b, l, a[first + d],
-                                          i64Const(b, l, begin[d]));
-          Value zero = i64Const(b, l, 0), last = i64Const(b, l, len - 1);
-          using P = arith::CmpIPredicate;
-          Value below = arith::CmpIOp::create(b, l, P::slt, c, zero);
-          Value above = arith::CmpIOp::create(b, l, P::sgt, c, last);
-          if (mode == "constant") {
-            Value out = arith::OrIOp::create(b, l, below, above);
-            inside = arith::AndIOp::create(
-                b, l, inside,
-                arith::XOrIOp::create(
-                    b, l, out,
-                    arith::ConstantOp::create(b, l, b.getBoolAttr(true))));
-            c = arith::SelectOp::create(b, l, out, zero, c);
-          } else if (mode == "edge") {
-            c = arith::SelectOp::create(b, l, below, zero, c);
-            c = arith::SelectOp::create(b, l, above, last, c);
-          } else if (mode == "reflect") {
-            c = arith::SelectOp::create(
-                b, l, below, arith::SubIOp::create(b, l, zero, c), c);
-            c = arith::SelectOp::create(
-                b, l, above,
-                arith::SubIOp::create(b, l, i64Const(b, l, 2 * (len - 1)), c),
-                c);
-          } else { // wrap
-            Value sz = i64Const(b, l, len);
-            c = arith::RemSIOp::create(
-                b, l,
-                arith::AddIOp::create(b, l, arith::RemSIOp::create(b, l, c, sz),
-                                      sz),
-                sz);
-          }
-          at.push_back(c);
-        }
-        Value v = extractAt(b, l, data, at);
-        if (mode != "constant")
-          return v;
-        Value k = cval ? n.scalarConstant(b, *cval, x.kind) : a[0];
-        return Value(arith::SelectOp::create(b, l, inside, v, k));
-      });
-  n.setOutput(0, r, x.kind);
+  OpBuilder &b = n.getBuilder();
+  Location l = n.getLoc();
+  Value v = n.materialize(x);
+  std::vector<int64_t> shape = x.shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (lo[d] < 0 || hi[d] < 0) {
+      int64_t from = std::max<int64_t>(-lo[d], 0);
+      shape[d] -= from + std::max<int64_t>(-hi[d], 0);
+      v = sliceDim(b, l, v, d, from, shape[d]);
+      lo[d] = std::max<int64_t>(lo[d], 0);
+      hi[d] = std::max<int64_t>(hi[d], 0);
+    }
+    if (mode == "constant" || (!lo[d] && !hi[d]))
+      continue;
+    SmallVector<Value> pieces;
+    for (int64_t c = -lo[d]; c < 0; ++c)
+      pieces.push_back(sliceDim(b, l, v, d, padSource(mode, c, shape[d]), 1));
+    pieces.push_back(v);
+    for (int64_t c = shape[d]; c < shape[d] + hi[d]; ++c)
+      pieces.push_back(sliceDim(b, l, v, d, padSource(mode, c, shape[d]), 1));
+    v = tensor::ConcatOp::create(b, l, d, pieces);
+    shape[d] += lo[d] + hi[d];
+  }
+  bool padded = llvm::any_of(lo, [](int64_t p) { return p; }) ||
+                llvm::any_of(hi, [](int64_t p) { return p; });
+  if (mode != "constant" || !padded) {
+    n.setOutput(0, v, x.kind);
+    return success();
+  }
+  std::vector<int64_t> out = shape;
+  SmallVector<OpFoldResult> low, high;
+  for (int64_t d = 0; d < rank; ++d) {
+    out[d] += lo[d] + hi[d];
+    low.push_back(b.getIndexAttr(lo[d]));
+    high.push_back(b.getIndexAttr(hi[d]));
+  }
+  v = tensor::PadOp::create(b, l, n.tensorType(out, x.kind), v, low, high,
+                            n.scalarConstant(b, cval.value_or(0.0), x.kind));
+  if (!cval) {
+    // out = inside ? padded : value, inside from each padded dim's index.
+    MLIRContext *ctx = b.getContext();
+    const Val &c = n.in(2);
+    SmallVector<AffineExpr> zeros(c.rank(), getAffineConstantExpr(0, ctx));
+    SmallVector<GenericInput> ins = {
+        {v, b.getMultiDimIdentityMap(rank), std::nullopt},
+        {n.materialize(c), AffineMap::get(rank, 0, zeros, ctx), std::nullopt}};
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      if (lo[d] || hi[d]) {
+        dims.push_back(d);
+        ins.push_back(loopIndex(n, d, out[d], rank));
+      }
+    v = n.buildGeneric(
+             ins, out, x.kind,
+             SmallVector<IteratorType>(rank, IteratorType::parallel), Value(),
+             b.getMultiDimIdentityMap(rank),
+             [&](OpBuilder &bb, Location ll, ArrayRef<Value> a) {
+               Value inside =
+                   arith::ConstantOp::create(bb, ll, bb.getBoolAttr(true));
+               using P = arith::CmpIPredicate;
+               for (auto [k, d] : llvm::enumerate(dims)) {
+                 Value i = a[2 + k];
+                 inside = arith::AndIOp::create(
+                     bb, ll, inside,
+                     arith::AndIOp::create(
+                         bb, ll,
+                         arith::CmpIOp::create(bb, ll, P::sge, i,
+                                               i64Const(bb, ll, lo[d])),
+                         arith::CmpIOp::create(
+                             bb, ll, P::slt, i,
+                             i64Const(bb, ll, lo[d] + shape[d]))));
+               }
+               return Value(arith::SelectOp::create(bb, ll, inside, a[0], a[1]));
+             })
+            ->getResult(0);
+  }
+  n.setOutput(0, v, x.kind);
   return success();
 }
 

@@ -1,13 +1,13 @@
 //===- OnnxResizeOps.cpp - Resize: nearest, linear and cubic resampling ---===//
 //
-// Resize is separable: each resized axis is one linalg.generic over the
-// output whose element is a weighted sum of a few input elements along that
-// axis (1 tap for nearest, 2 for linear, 4 for cubic). Shapes and scales are
-// static, so the taps' indices and weights are computed here, at import
-// time, exactly as ONNX's reference implementation picks them, and become
-// constant tables indexed by the output position along the axis. A table is
-// an operand like any other, so the generic splits over every output dim;
-// the input is read with tensor.extract (a captured read, like Gather's).
+// Resize is separable: each resized axis is a weighted sum of a few input
+// elements along that axis (1 tap for nearest, 2 for linear, 4 for cubic).
+// Shapes and scales are static, so the taps' indices and weights are
+// computed here, at import time, exactly as ONNX's reference implementation
+// picks them, and form an [out, in] interpolation matrix; the axis is then
+// a contraction with it (a matmul-like linalg.generic), which propagation
+// splits like a matmul: batch, channel and spatial splits, no gathers of
+// the input beyond what a matmul's K dim needs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,81 +176,86 @@ bool isIdentity(const AxisPlan &p, int64_t inLen) {
   return true;
 }
 
-/// Nearest-style plan: one tap of weight 1 everywhere (an exact gather).
+/// Nearest-style plan: one tap of weight 1 everywhere (exact on integers).
 bool isGather(const AxisPlan &p) {
   return p.index.size() == 1 && !p.hasBias &&
          llvm::all_of(p.weight[0], [](double w) { return w == 1.0; });
 }
 
-/// A 1-D constant table as a generic operand indexed by loop `dim`.
-GenericInput table(NodeImporter &n, Attribute values, int64_t dim,
-                   int64_t numLoops) {
+/// A constant of `shape` holding `v` (float kinds) or its integers.
+Value constant(NodeImporter &n, ArrayRef<int64_t> shape, ArrayRef<double> v,
+               ElemKind kind) {
   OpBuilder &b = n.getBuilder();
-  Value c = arith::ConstantOp::create(b, n.getLoc(),
-                                      cast<TypedAttr>(values));
-  MLIRContext *ctx = b.getContext();
-  return {c, AffineMap::get(numLoops, 0, {getAffineDimExpr(dim, ctx)}, ctx),
-          std::nullopt};
+  auto type = RankedTensorType::get(shape, getElemType(b.getContext(), kind));
+  DenseElementsAttr attr;
+  if (kind == ElemKind::F64) {
+    attr = DenseElementsAttr::get(type, v);
+  } else if (kind == ElemKind::F32) {
+    std::vector<float> f(v.begin(), v.end());
+    attr = DenseElementsAttr::get(type, ArrayRef<float>(f));
+  } else {
+    SmallVector<APInt> ints;
+    for (double d : v)
+      ints.push_back(APInt(type.getElementTypeBitWidth(), int64_t(d), true));
+    attr = DenseElementsAttr::get(type, ints);
+  }
+  return arith::ConstantOp::create(b, n.getLoc(), attr);
 }
 
+/// One axis resampled as a contraction with the [out, in] interpolation
+/// matrix M (out[.., j, ..] = sum_i M[j, i] * x[.., i, ..]): a matmul-like
+/// generic whose operands are all indexed by its loops, so propagation may
+/// split any dim of it (the resized one splits M's rows).
 Value applyAxis(NodeImporter &n, Value x, std::vector<int64_t> &shape,
                 ElemKind kind, int64_t axis, const AxisPlan &p) {
   OpBuilder &b = n.getBuilder();
-  int64_t rank = shape.size(), outLen = p.bias.size();
-  int64_t taps = p.index.size();
-  bool gather = isGather(p);
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = shape.size(), inLen = shape[axis], outLen = p.bias.size();
+  std::vector<double> m(outLen * inLen, 0.0);
+  for (size_t k = 0; k < p.index.size(); ++k)
+    for (int64_t j = 0; j < outLen; ++j)
+      m[j * inLen + p.index[k][j]] += p.weight[k][j];
   std::vector<int64_t> out = shape;
   out[axis] = outLen;
-  Type elem = getElemType(b.getContext(), kind);
-  SmallVector<GenericInput> ins;
-  for (int64_t k = 0; k < taps; ++k)
-    ins.push_back(table(
-        n,
-        DenseElementsAttr::get(
-            RankedTensorType::get({outLen}, b.getI64Type()),
-            ArrayRef<int64_t>(p.index[k])),
-        axis, rank));
-  auto floats = [&](ArrayRef<double> v) -> Attribute {
-    auto type = RankedTensorType::get({outLen}, elem);
-    if (kind == ElemKind::F64)
-      return DenseElementsAttr::get(type, v);
-    std::vector<float> f(v.begin(), v.end());
-    return DenseElementsAttr::get(type, ArrayRef<float>(f));
-  };
-  if (!gather)
-    for (int64_t k = 0; k < taps; ++k)
-      ins.push_back(table(n, floats(p.weight[k]), axis, rank));
-  if (p.hasBias)
-    ins.push_back(table(n, floats(p.bias), axis, rank));
-  int64_t firstIndex = ins.size();
+  SmallVector<AffineExpr> xe, me = {getAffineDimExpr(axis, ctx),
+                                    getAffineDimExpr(rank, ctx)};
   for (int64_t d = 0; d < rank; ++d)
-    ins.push_back(loopIndex(n, d, out[d], rank));
+    xe.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
+  iters.push_back(IteratorType::reduction);
   Value r =
       n.buildGeneric(
-           ins, out, kind, SmallVector<IteratorType>(rank, IteratorType::parallel),
-           Value(), b.getMultiDimIdentityMap(rank),
-           [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
-             SmallVector<Value> at;
-             for (int64_t d = 0; d < rank; ++d)
-               at.push_back(arith::IndexCastOp::create(
-                   bb, l, bb.getIndexType(), a[firstIndex + d]));
-             Value acc;
-             for (int64_t k = 0; k < taps; ++k) {
-               at[axis] = arith::IndexCastOp::create(bb, l, bb.getIndexType(),
-                                                     a[k]);
-               Value v = tensor::ExtractOp::create(bb, l, x, at);
-               if (gather)
-                 return v;
-               v = arith::MulFOp::create(bb, l, v, a[taps + k]);
-               acc = acc ? Value(arith::AddFOp::create(bb, l, acc, v)) : v;
-             }
-             if (p.hasBias)
-               acc = arith::AddFOp::create(bb, l, acc, a[2 * taps]);
-             return acc;
+           {GenericInput{x, AffineMap::get(rank + 1, 0, xe, ctx),
+                         std::nullopt},
+            GenericInput{constant(n, {outLen, inLen}, m, kind),
+                         AffineMap::get(rank + 1, 0, me, ctx), std::nullopt}},
+           out, kind, iters, n.zeroFilled(out, kind),
+           AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
+               .getMajorSubMap(rank),
+           [](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+             Value prod =
+                 floatOrInt<arith::MulFOp, arith::MulIOp>(bb, l, a[0], a[1]);
+             return floatOrInt<arith::AddFOp, arith::AddIOp>(bb, l, a[2],
+                                                             prod);
            })
           ->getResult(0);
   shape = out;
-  return r;
+  if (!p.hasBias)
+    return r;
+  // tf_crop_and_resize's extrapolation value where the crop is left.
+  return n
+      .buildGeneric(
+          {GenericInput{r, b.getMultiDimIdentityMap(rank), std::nullopt},
+           GenericInput{constant(n, {outLen}, p.bias, kind),
+                        AffineMap::get(rank, 0, {getAffineDimExpr(axis, ctx)},
+                                       ctx),
+                        std::nullopt}},
+          out, kind, SmallVector<IteratorType>(rank, IteratorType::parallel),
+          Value(), b.getMultiDimIdentityMap(rank),
+          [](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+            return floatOrInt<arith::AddFOp, arith::AddIOp>(bb, l, a[0], a[1]);
+          })
+      ->getResult(0);
 }
 
 /// Reads the node's attributes; fails on the ones autoshard does not take.
