@@ -418,6 +418,22 @@ std::vector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
 }
 } // namespace
 
+/// Folds that make a tensor from a shape or a count (ConstantOfShape, Range)
+/// hold it on the host, 8 bytes an element: a file's number must not make
+/// them allocate without bound (fuzz-onnx: an import that ran for minutes).
+static constexpr int64_t kMaxFoldedElements = int64_t(1) << 26;
+
+static bool foldableCount(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    std::optional<int64_t> m = d < 0 ? std::nullopt : llvm::checkedMul(n, d);
+    if (!m || *m > kMaxFoldedElements)
+      return false;
+    n = *m;
+  }
+  return true;
+}
+
 FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
   if (opType == "Constant") {
     const onnx::AttributeProto *a = nullptr;
@@ -486,6 +502,10 @@ FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
       t.kind = h->kind;
       v = h->getF(0);
     }
+    if (!foldableCount(*shape))
+      return error() << "shape has a negative dim or more than "
+                     << kMaxFoldedElements << " elements",
+             failure();
     t.shape = *shape;
     for (int64_t k = 0, n = t.numel(); k < n; ++k)
       t.push(v);
@@ -599,8 +619,12 @@ FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
       return error() << "delta is zero", failure();
     HostTensor r;
     r.kind = x.kind;
-    int64_t n = std::max<int64_t>(
-        0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    double count = std::max(0.0, std::ceil((limit - start) / delta));
+    if (!(count <= double(kMaxFoldedElements)))
+      return error() << "makes more than " << kMaxFoldedElements
+                     << " elements (or a NaN count)",
+             failure();
+    int64_t n = static_cast<int64_t>(count);
     r.shape = {n};
     for (int64_t e = 0; e < n; ++e)
       r.push(start + e * delta);
