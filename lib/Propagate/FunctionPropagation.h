@@ -154,6 +154,7 @@ private:
   //===--- 6. Report (ReportPhase.cpp) ------------------------------------===//
   void reportStrategies();
   mlir::LogicalResult reportInputReshards();
+  void reportInputCollectives();
   void reportMemory();
   llvm::StringRef layoutText(const TensorLayout &l);
 

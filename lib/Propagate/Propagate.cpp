@@ -212,6 +212,7 @@ LogicalResult FunctionPropagation::run() {
   reportStrategies();
   if (failed(reportInputReshards()))
     return failure();
+  reportInputCollectives();
   reportMemory();
   return success();
 }

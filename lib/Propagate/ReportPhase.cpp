@@ -8,6 +8,8 @@
 
 #include "FunctionPropagation.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+
 using namespace mlir;
 using namespace autoshard;
 using namespace autoshard::propagate;
@@ -58,6 +60,67 @@ LogicalResult FunctionPropagation::reportInputReshards() {
     report.addReshard(*plan, dmesh);
   }
   return success();
+}
+
+namespace {
+/// An upstream shard collective: its kind, grid axes, and the local tensor
+/// whose bytes its alpha-beta B term counts, times `factor` x (n-1)/n (the
+/// factors of countCollectives, SpmdBuilder.cpp).
+struct InputCollective {
+  CollectiveKind kind;
+  ArrayRef<int16_t> gridAxes;
+  Type moved;
+  double factor = 1.0;
+};
+} // namespace
+
+static std::optional<InputCollective> asInputCollective(Operation *op) {
+  if (auto o = dyn_cast<shard::AllReduceOp>(op))
+    return InputCollective{CollectiveKind::AllReduce, o.getGridAxes(),
+                           o.getInput().getType(), 2.0};
+  if (auto o = dyn_cast<shard::AllGatherOp>(op))
+    return InputCollective{CollectiveKind::AllGather, o.getGridAxes(),
+                           o.getResult().getType()};
+  if (auto o = dyn_cast<shard::ReduceScatterOp>(op))
+    return InputCollective{CollectiveKind::ReduceScatter, o.getGridAxes(),
+                           o.getInput().getType()};
+  if (auto o = dyn_cast<shard::AllToAllOp>(op))
+    return InputCollective{CollectiveKind::AllToAll, o.getGridAxes(),
+                           o.getInput().getType()};
+  if (auto o = dyn_cast<shard::AllSliceOp>(op))
+    return InputCollective{CollectiveKind::AllSlice, o.getGridAxes(), Type(),
+                           0.0};
+  return std::nullopt;
+}
+
+/// Collectives that were in the input (an already partitioned program, such
+/// as test/Partition/fuse-gradients.mlir's) run whatever the plan: the
+/// report counts them, with the bytes --dist-partition's report counts on
+/// the same ops and the cost model's time. Without this the propagation
+/// report said 0 B where the program moves 1,172 B.
+void FunctionPropagation::reportInputCollectives() {
+  for (unsigned ni = firstOpNode; ni < firstResult; ++ni) {
+    std::optional<InputCollective> c = asInputCollective(nodes[ni].op);
+    if (!c)
+      continue;
+    // Empty grid_axes: every axis (upstream's convention).
+    std::vector<int64_t> axes(c->gridAxes.begin(), c->gridAxes.end());
+    if (axes.empty())
+      for (int64_t a = 0; a < dmesh.getNumAxes(); ++a)
+        axes.push_back(a);
+    int64_t n = 1;
+    for (int64_t a : axes)
+      n *= a >= 0 && a < dmesh.getNumAxes() ? dmesh.getAxisSize(a) : 1;
+    auto t = dyn_cast_or_null<RankedTensorType>(c->moved);
+    double bytes = 0.0;
+    if (t && t.hasStaticShape())
+      bytes = c->factor * static_cast<double>(n - 1) / static_cast<double>(n) *
+              static_cast<double>(t.getNumElements() * getElemBytes(t));
+    ++report.collectives[std::string(stringifyCollectiveKind(c->kind))];
+    report.commBytesPerDevice += bytes;
+    if (bytes > 0.0)
+      report.commTimeUs += model.getTransferTimeUs(axes, bytes);
+  }
 }
 
 /// How the report names a value: an argument by its dist.name (else

@@ -19,6 +19,17 @@
 // RUN: autoshard-opt %S/../Train/Inputs/megatron-mlp.mlir --dist-training-step='loss=mse optimizer=sgd lr=0.1 data-axis=dp' --autoshard-pipeline='fusion-threshold-mb=4 fusion-report=-' | FileCheck %s --check-prefix=PIPE
 // Without a training step (no backward op) the pass does nothing.
 // RUN: autoshard-opt %S/megatron-mlp.mlir --dist-partition --dist-fuse-gradients='report=-' | FileCheck %s --check-prefix=FORWARD
+// The propagation report counts the collectives already in the
+// hand-written programs (0 B before: they run whatever the plan) with the
+// bytes the partition report counts on them: 660 and 512, 1,172 B in all.
+// RUN: autoshard-opt %s --split-input-file --dist-propagate='report=-' -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=PROP
+// RUN: autoshard-opt %s --split-input-file --dist-propagate --dist-partition='report=-' -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=PART
+// PROP: collectives: all_reduce=5 reduce_scatter=3
+// PROP-NEXT: comm bytes per device: 660
+// PROP: collectives: all_reduce=4 all_slice=3
+// PROP-NEXT: comm bytes per device: 512
+// PART: "comm_bytes_per_device": 660,
+// PART: "comm_bytes_per_device": 512,
 // Hand-written partitioned programs below.
 // RUN: autoshard-opt %s --split-input-file --dist-fuse-gradients='report=-' | FileCheck %s --check-prefix=HAND
 
