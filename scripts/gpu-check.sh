@@ -36,6 +36,11 @@
 #    bench/runtime/torch_gpu.py for PyTorch eager's time. Tables go to stdout
 #    and $OUT/gpu-check.txt (+ outputs in $OUT/outputs).
 #
+#    It also runs the fixture's forward in fp32/tf32/bf16/fp16 and its Adam
+#    step in fp32/bf16 (plans compiled with --precision) next to PyTorch eager
+#    in the same precision (torch_gpu.py --precision: autocast for bf16/fp16);
+#    `bash scripts/gpu-check.sh --precision` runs only that part.
+#
 #    `bash scripts/gpu-check.sh --gemm` runs only the GEMM/precision/overlap
 #    part (RuntimeCudaTests' precision and overlap tests and the GEMM bench,
 #    ~1 min).
@@ -84,6 +89,22 @@ prepare() {
      ../../build/bin/autoshard compile gpt-step.mlir --lower-only \
        --entry train_step --backend $1 --kernels=$2 -o gpt-step.$1-$2.asplan
    done)
+  # Precisions (issue 20): the fixture's forward and Adam step through the
+  # pipeline on one device with --precision (--lower-only skips the pipeline,
+  # and with it the mixed-precision pass).
+  (cd $P &&
+   for p in tf32 bf16 fp16; do
+     ../../build/bin/autoshard compile gpt-fixture.mlir --mesh dp=1 \
+       --precision $p --backend cuda --kernels=compiled \
+       -o gpt-fixture.cuda-compiled.$p.asplan
+   done &&
+   ../../build/bin/autoshard compile gpt-fixture.mlir --mesh dp=1 \
+     --backend cuda --kernels=compiled -o gpt-fixture.cuda-compiled.fp32.asplan &&
+   for p in fp32 bf16; do
+     ../../build/bin/autoshard compile gpt-step.mlir --mesh dp=1 \
+       --entry train_step --precision $p --backend cuda --kernels=compiled \
+       -o gpt-step.cuda-compiled.$p.asplan
+   done)
   du -sh $D/bundle.tgz $D/KernelTests.xz $P $D
   echo "ready: run(command=\"bash scripts/gpu-check.sh\", carry=[\"$D\"], timeout_s=420)"
 }
@@ -128,6 +149,55 @@ gemm() {
   echo "== autoshard-bench-gpu-gemm (TFLOP/s)"
   timeout 240 bash $D/run.sh autoshard-bench-gpu-gemm --iters 20
 }
+
+# The fixture in each precision on the GPU (generated kernels, cuBLASLt GEMMs)
+# next to PyTorch eager in the same precision (autocast for bf16/fp16): the
+# forward's time and its output against the FP32 plan's, then 20 Adam steps
+# in fp32 and bf16 (losses and per-step times).
+precision() {
+  local ids=$PWD/test/Train/Inputs/gpt/ids.npy
+  local labels=$PWD/test/Train/Inputs/gpt/labels.npy
+  local o=${OUT:-/tmp/gpu-check-out}/outputs/precision p t tt
+  mkdir -p $o
+  printf '%-6s %12s %12s %9s  %s\n' prec autoshard_ms torch_ms as/torch "output vs fp32 plan / vs torch same precision"
+  for p in fp32 tf32 bf16 fp16; do
+    (cd $P && timeout 60 bash ../run.sh autoshard-run gpt-fixture.cuda-compiled.$p.asplan \
+       --backend cuda --input=ids=$ids --output-dir $o/$p >/dev/null 2>&1)
+    t=$(cd $P && timeout 60 bash ../run.sh autoshard-run gpt-fixture.cuda-compiled.$p.asplan \
+          --backend cuda --input=ids=$ids --repeat $REPEAT --output-dir /tmp/gpu-check-discard 2>&1 |
+        sed -n 's/^step time: \([0-9.eE+-]*\) s.*/\1/p')
+    tt=$(cd $P && timeout 120 python3 ../../bench/runtime/torch_gpu.py --fixture gpt \
+           --weights-dir gpt-weights --repeat $REPEAT --precision $p \
+           --output $o/torch-$p.npy 2>/dev/null |
+         python3 -c "import json,sys; print('%.3f' % json.load(sys.stdin)['mean_ms'])" 2>/dev/null)
+    local a b
+    a=$(run autoshard-run --compare $o/$p/output_0.npy $o/fp32/output_0.npy --rtol 0 --atol 1 2>&1 | tail -1 | grep -o 'max_abs_err=[^ ]*')
+    b=$(run autoshard-run --compare $o/$p/output_0.npy $o/torch-$p.npy --rtol 0 --atol 1 2>&1 | tail -1 | grep -o 'max_abs_err=[^ ]*')
+    python3 - "$p" "${t:-nan}" "${tt:-nan}" "$a" "$b" <<'PY'
+import sys
+p, t, tt, a, b = sys.argv[1], float(sys.argv[2]) * 1e3, float(sys.argv[3]), sys.argv[4], sys.argv[5]
+r = "%.2fx" % (t / tt) if t == t and tt == tt and tt > 0 else "-"
+print("%-6s %12.3f %12.3f %9s  %s / %s" % (p, t, tt, r, a or "-", b or "-"))
+PY
+  done
+  for p in fp32 bf16; do
+    echo "== gpt-fixture Adam step, cuda compiled, $p (20 steps)"
+    (cd $P && timeout 120 bash ../run.sh autoshard-run gpt-step.cuda-compiled.$p.asplan \
+       --backend cuda --steps 20 --input=ids=$ids --input=labels=$labels \
+       --write-outputs=false 2>&1 | grep -E '^step (1|2|10|19|20)/|error' | sed 's/^/  /')
+    echo "== PyTorch eager Adam step, $p (20 steps)"
+    (cd $P && timeout 120 python3 ../../bench/runtime/torch_gpu.py --fixture gpt \
+       --weights-dir gpt-weights --steps 20 --precision $p 2>&1 |
+     python3 -c "import json,sys; d=json.load(sys.stdin); print('  median %.3f ms; losses %s ... %s' % (d['median_ms'], d['losses'][:2], d['losses'][-1]))")
+  done
+}
+
+if [ "${1:-}" = "--precision" ]; then
+  OUT=${OUT:-/tmp/gpu-check-out}
+  run() { bash $D/run.sh "$@"; }
+  precision
+  exit
+fi
 
 if [ "${1:-}" = "--gemm" ]; then
   gemm
@@ -207,6 +277,8 @@ for m in gpt-example gpt-fixture; do
   fi
 done
 
+say "== precisions: the fixture's forward and Adam step (fp32 / tf32 / bf16 / fp16) vs PyTorch eager"
+precision
 say "== gpt-fixture cuda-compiled: where the time goes (--profile, 20 runs)"
 ids=$PWD/test/Train/Inputs/gpt/ids.npy
 (cd $P && timeout 60 bash ../run.sh autoshard-run gpt-fixture.cuda-compiled.asplan --backend cuda \

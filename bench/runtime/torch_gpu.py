@@ -3,6 +3,7 @@
 
     python3 bench/runtime/torch_gpu.py --fixture gpt --weights-dir DIR \
         [--repeat 50] [--output OUT.npy] [--device cuda]
+        [--precision fp32|tf32|bf16|fp16]
 
 Builds the committed fixture's model (test/Train/Inputs/NAME: the classes of
 scripts/export_training_fixtures.py, parameters from the .npy files
@@ -17,6 +18,12 @@ With --steps N it instead runs N Adam training steps (cross-entropy on the
 fixture's labels, lr 0.01, as bench/runtime/run.py's autoshard step) and
 prints each step's time and loss (the loss's .item() waits for the step, as
 autoshard-run's per-step loss line does).
+--precision is the PyTorch side of `autoshard compile --precision`: fp32
+turns TF32 off for matmuls and cuDNN, tf32 turns it on, bf16/fp16 run the
+forward (and the loss) under torch.autocast, which casts matmul inputs and
+keeps FP32 master weights, as autoshard's mixed-precision pass does (autocast
+also returns the matmul results in the low precision; autoshard keeps them
+FP32, so outputs differ at that precision's rounding level).
 """
 import argparse
 import json
@@ -38,6 +45,8 @@ def main():
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--steps", type=int, default=0,
                     help="time N Adam training steps instead of the forward")
+    ap.add_argument("--precision", default="fp32",
+                    choices=("fp32", "tf32", "bf16", "fp16"))
     args = ap.parse_args()
 
     import numpy as np
@@ -65,11 +74,20 @@ def main():
         if device.type == "cuda":
             torch.cuda.synchronize()
 
+    tf32 = args.precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    low = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.precision)
+
+    def autocast():
+        return torch.autocast(device_type=device.type, dtype=low,
+                              enabled=low is not None)
+
     if args.steps:
-        train(model, inputs, fixture, config, device, args.steps)
+        train(model, inputs, fixture, config, device, args.steps, autocast)
         return
     times = []
-    with torch.no_grad():
+    with torch.no_grad(), autocast():
         for _ in range(2):
             out = model(*inputs)
         for _ in range(args.repeat):
@@ -81,12 +99,13 @@ def main():
     if args.output:
         np.save(args.output, out.float().cpu().numpy())
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
-    json.dump({"torch": torch.__version__, "device": name, "times_ms": times,
+    json.dump({"torch": torch.__version__, "device": name,
+               "precision": args.precision, "times_ms": times,
                "mean_ms": sum(times) / len(times)}, sys.stdout)
     sys.stdout.write("\n")
 
 
-def train(model, inputs, fixture, config, device, steps):
+def train(model, inputs, fixture, config, device, steps, autocast):
     import numpy as np
     import torch
     import torch.nn.functional as F
@@ -100,9 +119,10 @@ def train(model, inputs, fixture, config, device, steps):
     for _ in range(steps):
         start = time.perf_counter()
         opt.zero_grad()
-        out = model(*inputs)
-        loss = F.cross_entropy(out.reshape(-1, out.shape[-1]),
-                               labels.reshape(-1))
+        with autocast():
+            out = model(*inputs)
+            loss = F.cross_entropy(out.float().reshape(-1, out.shape[-1]),
+                                   labels.reshape(-1))
         loss.backward()
         opt.step()
         losses.append(loss.item())
