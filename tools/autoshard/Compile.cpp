@@ -271,9 +271,10 @@ int driver::compileToPlan(MLIRContext &ctx, const CompileOptions &options) {
   {
     SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diagStream);
     if (options.lowerOnly) {
-      if (!options.strategyFile.empty() || !options.mesh.empty()) {
-        (void)fail("--lower-only takes a partitioned program: --mesh and "
-                   "--strategy do not apply");
+      if (!options.strategyFile.empty() || !options.mesh.empty() ||
+          options.precision != "fp32") {
+        (void)fail("--lower-only takes a partitioned program: --mesh, "
+                   "--strategy and --precision do not apply");
         return 1;
       }
       module = parseForLowering(ctx, options.input, sourceMgr, diagText);
