@@ -3,9 +3,7 @@
 // Ops that only move elements: each output element is one input element (or
 // Pad's constant). Pad is built from slices, concats and tensor.pad, which
 // propagation splits on every unpadded dim. DepthToSpace and SpaceToDepth
-// are a linalg.generic over the output whose body reads the input with
-// tensor.extract at the position computed from the output's (a captured
-// read: propagation does not see it, so the input must stay whole).
+// are reshapes around a permuting linalg.generic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,29 +24,6 @@ namespace {
 
 Value i64Const(OpBuilder &b, Location l, int64_t v) {
   return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
-}
-
-/// A generic over `out` whose operands are `ins` then every loop's index
-/// (i64); `body` gets the operands' elements then the indices.
-Value gatherGeneric(NodeImporter &n, ArrayRef<GenericInput> ins,
-                    ArrayRef<int64_t> out, ElemKind kind,
-                    const NodeImporter::BodyFn &body) {
-  int64_t rank = out.size();
-  SmallVector<GenericInput> all(ins.begin(), ins.end());
-  for (int64_t d = 0; d < rank; ++d)
-    all.push_back(loopIndex(n, d, out[d], rank));
-  return n
-      .buildGeneric(all, out, kind,
-                    SmallVector<IteratorType>(rank, IteratorType::parallel),
-                    Value(), n.getBuilder().getMultiDimIdentityMap(rank), body)
-      ->getResult(0);
-}
-
-Value extractAt(OpBuilder &b, Location l, Value x, ArrayRef<Value> at) {
-  SmallVector<Value> idx;
-  for (Value v : at)
-    idx.push_back(arith::IndexCastOp::create(b, l, b.getIndexType(), v));
-  return tensor::ExtractOp::create(b, l, x, idx);
 }
 
 Value sliceDim(OpBuilder &b, Location l, Value v, int64_t dim,
@@ -222,6 +197,8 @@ LogicalResult convertPad(NodeImporter &n, StringRef) {
 /// DepthToSpace / SpaceToDepth on [N, C, H, W] with block size s: the
 /// channel (c, i, j) of the deep layout is the pixel (h*s + i, w*s + j) of
 /// the spatial one. DCR orders the deep channel (i, j, c), CRD (c, i, j).
+/// A reshape to 6-D, a permuting generic and a reshape back: every operand
+/// is indexed by the loops, so the op splits like a transpose.
 LogicalResult convertDepthSpace(NodeImporter &n, StringRef op) {
   const Val &x = n.in(0);
   if (x.rank() != 4)
@@ -236,54 +213,41 @@ LogicalResult convertDepthSpace(NodeImporter &n, StringRef op) {
   if (mode != "DCR" && mode != "CRD")
     return n.error() << "mode '" << mode << "' is not one of DCR, CRD";
   int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
-  std::vector<int64_t> out;
+  std::vector<int64_t> in6, out6, out;
+  SmallVector<unsigned> perm; // out6 loop d reads in6 dim perm[d]'s loop
   if (toSpace) {
     if (C % (s * s))
       return n.error() << "channels " << C << " are not a multiple of "
                        << s * s;
-    out = {N, C / (s * s), H * s, W * s};
+    int64_t c = C / (s * s);
+    // out6 = [N, c, H, s(i), W, s(j)], read at in6 (n, i, j, c, h, w) (DCR)
+    // or (n, c, i, j, h, w) (CRD).
+    in6 = mode == "DCR" ? std::vector<int64_t>{N, s, s, c, H, W}
+                        : std::vector<int64_t>{N, c, s, s, H, W};
+    out6 = {N, c, H, s, W, s};
+    perm = mode == "DCR" ? SmallVector<unsigned>{0, 3, 5, 1, 2, 4}
+                         : SmallVector<unsigned>{0, 1, 3, 5, 2, 4};
+    out = {N, c, H * s, W * s};
   } else {
     if (H % s || W % s)
       return n.error() << "H and W must be multiples of the block size";
+    // out6 = [N, s(i), s(j), C, H', W'] read at in6 (n, c, h, i, w, j).
+    in6 = {N, C, H / s, s, W / s, s};
+    out6 = {N, s, s, C, H / s, W / s};
+    perm = {0, 3, 4, 1, 5, 2};
     out = {N, C * s * s, H / s, W / s};
   }
-  // Channels of the spatial layout.
-  int64_t cs = toSpace ? out[1] : C;
-  bool dcr = mode == "DCR" || !toSpace; // SpaceToDepth is DCR
-  Value data = n.materialize(x);
-  Value r = gatherGeneric(
-      n, {}, out, x.kind, [&](OpBuilder &b, Location l, ArrayRef<Value> a) {
-        auto mul = [&](Value v, int64_t k) {
-          return Value(arith::MulIOp::create(b, l, v, i64Const(b, l, k)));
-        };
-        auto add = [&](Value p, Value q) {
-          return Value(arith::AddIOp::create(b, l, p, q));
-        };
-        auto div = [&](Value v, int64_t k) {
-          return Value(arith::DivSIOp::create(b, l, v, i64Const(b, l, k)));
-        };
-        auto rem = [&](Value v, int64_t k) {
-          return Value(arith::RemSIOp::create(b, l, v, i64Const(b, l, k)));
-        };
-        // Deep channel of (c, i, j).
-        auto deep = [&](Value c, Value i, Value j) {
-          Value ij = add(mul(i, s), j);
-          return dcr ? add(mul(ij, cs), c) : add(mul(c, s * s), ij);
-        };
-        if (toSpace) { // out [n, c, h*s+i, w*s+j] <- in [n, deep, h, w]
-          Value i = rem(a[2], s), j = rem(a[3], s);
-          return extractAt(b, l, data,
-                           {a[0], deep(a[1], i, j), div(a[2], s),
-                            div(a[3], s)});
-        }
-        // out [n, deep, h, w] <- in [n, c, h*s+i, w*s+j]
-        Value c = rem(a[1], cs), ij = div(a[1], cs);
-        Value i = div(ij, s), j = rem(ij, s);
-        return extractAt(b, l, data,
-                         {a[0], c, add(mul(a[2], s), i),
-                          add(mul(a[3], s), j)});
-      });
-  n.setOutput(0, r, x.kind);
+  OpBuilder &b = n.getBuilder();
+  Value v = n.reshapeTo(n.materialize(x), x.shape, in6);
+  AffineMap read = AffineMap::getPermutationMap(perm, b.getContext());
+  v = n.buildGeneric({GenericInput{v, read, std::nullopt}}, out6, x.kind,
+                     SmallVector<IteratorType>(6, IteratorType::parallel),
+                     Value(), b.getMultiDimIdentityMap(6),
+                     [](OpBuilder &, Location, ArrayRef<Value> a) {
+                       return a[0];
+                     })
+          ->getResult(0);
+  n.setOutput(0, n.reshapeTo(v, out6, out), x.kind);
   return success();
 }
 
