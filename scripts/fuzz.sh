@@ -8,6 +8,9 @@
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all, 60)
 #
+# FUZZ_FLAGS adds libFuzzer flags, e.g. FUZZ_FLAGS="-fork=1 -ignore_crashes=1"
+# to go on past a crash and collect every distinct one in the time.
+#
 # Needs: apt-get install clang-22 libclang-rt-22-dev
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +45,7 @@ for t in $target; do
   # -timeout: an input that takes over 10 s is a hang.
   "$build/bin/fuzz-$t" "$corpus" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=4096 -artifact_prefix="$crashes/" -print_final_stats=1 \
-    2> "$build/fuzz-$t.log" || echo "fuzz-$t: crash, see $crashes and $build/fuzz-$t.log"
+    ${FUZZ_FLAGS:-} 2> "$build/fuzz-$t.log" || echo "fuzz-$t: crash, see $crashes and $build/fuzz-$t.log"
   grep -E "^(#[0-9]+ *DONE|stat::number_of_executed_units|stat::peak_rss_mb)|cov:" \
     "$build/fuzz-$t.log" | tail -3
 done
