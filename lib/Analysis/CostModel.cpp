@@ -254,6 +254,74 @@ double CostModel::getStepTimeUs(const CollectiveStep &step,
   return getTransferTimeUs(step.axes, bytes);
 }
 
+std::optional<double>
+CostModel::getHaloTimeUs(const TensorLayout &from, const TensorLayout &to,
+                         const std::vector<int64_t> &globalShape,
+                         int64_t elemBytes, const std::vector<HaloDim> &dims,
+                         double *bytesOut) const {
+  int64_t rank = static_cast<int64_t>(globalShape.size());
+  if (from.isPartial() || to.isPartial() || from.getRank() != rank ||
+      to.getRank() != rank || !from.unevenSizes.empty() ||
+      !to.unevenSizes.empty())
+    return std::nullopt;
+  auto haloDim = [&](int64_t d) -> const HaloDim * {
+    for (const HaloDim &h : dims)
+      if (h.dim == d)
+        return &h;
+    return nullptr;
+  };
+  // Local extents (even splits); every other dim as it was.
+  std::vector<int64_t> local(globalShape);
+  bool anySplit = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = from.getNumShards(mesh, d);
+    if (globalShape[d] % n)
+      return std::nullopt;
+    local[d] = globalShape[d] / n;
+    const HaloDim *h = haloDim(d);
+    if (!h || from.dimAxes[d].empty()) {
+      if (from.dimAxes[d] != to.dimAxes[d])
+        return std::nullopt;
+      continue;
+    }
+    if (!to.dimAxes[d].empty())
+      return std::nullopt;
+    anySplit = true;
+  }
+  if (!anySplit)
+    return std::nullopt;
+  double time = 0.0, bytes = 0.0;
+  for (const HaloDim &h : dims) {
+    if (from.dimAxes[h.dim].empty())
+      continue;
+    std::vector<int64_t> axes(from.dimAxes[h.dim].begin(),
+                              from.dimAxes[h.dim].end());
+    int64_t n = from.getNumShards(mesh, h.dim);
+    if (h.outRows % n)
+      return std::nullopt;
+    int64_t outLocal = h.outRows / n, rows = local[h.dim];
+    int64_t lo = h.padLow;
+    int64_t hi = (outLocal - 1) * h.stride + h.span - lo - rows;
+    if (rows != outLocal * h.stride || lo > rows || hi > rows || hi > h.padHigh)
+      return std::nullopt;
+    double rowBytes = static_cast<double>(elemBytes);
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != h.dim)
+        rowBytes *= static_cast<double>(local[d]);
+    for (int64_t sent : {lo, hi}) {
+      if (sent <= 0)
+        continue;
+      bytes += sent * rowBytes;
+      time += getTransferTimeUs(axes, sent * rowBytes);
+    }
+    // The next dim's exchange carries this one's halo rows too (corners).
+    local[h.dim] = rows + std::max<int64_t>(lo, 0) + std::max<int64_t>(hi, 0);
+  }
+  if (bytesOut)
+    *bytesOut = bytes;
+  return time;
+}
+
 double CostModel::getComputeTimeUs(double flops) const {
   // peakTflops * 1e12 FLOP/s = peakTflops * 1e6 FLOP/us.
   return flops / (cluster.peakTflops * 1e6);

@@ -11,6 +11,7 @@
 
 #include "FunctionPropagation.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -32,6 +33,7 @@ static std::string nodeKey(uint64_t hash) {
 void FunctionPropagation::buildSolverGraph() {
   addNodeCosts();
   addUseEdges();
+  addHaloPenaltyEdges();
   addTiedEdges();
   addAnnotationRestrictions();
   report.numPricedReshards += pricing.pairs.size();
@@ -76,8 +78,14 @@ void FunctionPropagation::addUseEdge(unsigned pn, unsigned slot, unsigned cn,
   const Pricing::TypeInfo &info = pricing.typeInfo(type);
   unsigned src = idsOf(pn, slot, true);
   unsigned dst = idsOf(cn, operand, false);
-  graph.addEdge(nodes[pn].solverId, nodes[cn].solverId,
-                pricing.table(info, src, dst, resolveOnly));
+  // Into a conv or pool's input: gathering its split rows is priced as the
+  // halo exchange --dist-partition makes of it.
+  std::optional<std::vector<HaloDim>> halo;
+  if (nodes[cn].kind == Node::Op && !resolveOnly)
+    halo = haloDimsOf(nodes[cn].op, operand);
+  graph.addEdge(
+      nodes[pn].solverId, nodes[cn].solverId,
+      pricing.table(info, src, dst, resolveOnly, halo ? &*halo : nullptr));
 }
 
 void FunctionPropagation::addUseEdges() {
@@ -101,6 +109,53 @@ void FunctionPropagation::addUseEdges() {
     OperandSource src = sourceOf(use.get());
     addUseEdge(src.node, src.slot, firstResult + use.getOperandNumber(), 0,
                use.get().getType(), true);
+  }
+}
+
+/// A halo-priced edge (addUseEdge) holds when the window op splits its
+/// output rows as its input was split; where the op's candidate does not,
+/// --dist-partition all-gathers after all. An edge from the input's
+/// producer to the window op charges the difference there.
+void FunctionPropagation::addHaloPenaltyEdges() {
+  for (unsigned wn = firstOpNode; wn < firstResult; ++wn) {
+    Operation *op = nodes[wn].op;
+    std::optional<std::vector<HaloDim>> dims = haloDimsOf(op, 0);
+    if (!dims)
+      continue;
+    Value x = op->getOperand(0);
+    if (auto pad = x.getDefiningOp<tensor::PadOp>())
+      if (auto padDims = haloDimsOf(pad, 0)) {
+        dims = padDims;
+        x = pad.getSource();
+      }
+    OperandSource src = sourceOf(x);
+    if (!src.graph || !src.tensor)
+      continue;
+    const std::vector<unsigned> &ids =
+        pricing.lists[idsOf(src.node, src.slot, true)];
+    const std::vector<Candidate> &cands = nodes[wn].cands();
+    std::vector<double> matrix(ids.size() * cands.size(), 0.0);
+    bool any = false;
+    std::vector<int64_t> shape = getShape(x.getType());
+    for (auto [i, id] : llvm::enumerate(ids)) {
+      const TensorLayout &have = pricing.layouts[id];
+      TensorLayout whole = wholeOnHaloDims(have, *dims);
+      std::optional<double> halo = model.getHaloTimeUs(
+          have, whole, shape, getElemBytes(x.getType()), *dims);
+      if (!halo)
+        continue;
+      double penalty = planTime(x, have, whole) - *halo;
+      if (penalty <= 0.0)
+        continue;
+      for (auto [j, c] : llvm::enumerate(cands))
+        if (!haloFollowsOutput(have, c.resultLayouts[0], *dims)) {
+          matrix[i * cands.size() + j] = penalty;
+          any = true;
+        }
+    }
+    if (any)
+      graph.addEdge(nodes[src.node].solverId, nodes[wn].solverId,
+                    std::move(matrix));
   }
 }
 

@@ -94,6 +94,7 @@ private:
   void buildSolverGraph();
   void addNodeCosts();
   void addUseEdges();
+  void addHaloPenaltyEdges();
   void addTiedEdges();
   void addAnnotationRestrictions();
   void addUseEdge(unsigned pn, unsigned slot, unsigned cn, unsigned operand,

@@ -6,6 +6,8 @@
 
 #include "Pricing.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
@@ -100,7 +102,7 @@ unsigned Pricing::priceAll(MLIRContext *ctx) {
       std::optional<double> time =
           planner.costUs(type.shape, type.elemBytes, idOf(pairs[p].from),
                          idOf(pairs[p].to), error);
-      pairs[p].cost = time ? *time : kInfeasibleCost;
+      pairs[p].cost = std::min(time ? *time : kInfeasibleCost, pairs[p].cap);
     }
   };
   if (numThreads == 1) {
@@ -119,6 +121,68 @@ unsigned Pricing::priceAll(MLIRContext *ctx) {
                               : pairs[static_cast<size_t>(cost)].cost;
   unpriced.clear();
   return numThreads;
+}
+
+std::optional<std::vector<HaloDim>> haloDimsOf(Operation *op,
+                                               unsigned operand) {
+  SmallVector<int64_t> low, high;
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    if (operand != 0 || !pad->hasOneUse() || !pad.getConstantPaddingValue() ||
+        pad.getResult().getUses().begin()->getOperandNumber() != 0)
+      return std::nullopt;
+    low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
+    high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
+    if (llvm::any_of(llvm::concat<int64_t>(low, high), ShapedType::isDynamic))
+      return std::nullopt;
+    op = *pad->user_begin();
+  } else if (operand != 0) {
+    return std::nullopt;
+  }
+  if (!isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp,
+           linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op))
+    return std::nullopt;
+  // The last two dims of input, window (weight) and output are H, W.
+  auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto window = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!in || !window || !out || !strides || !dilations ||
+      !in.hasStaticShape() || !window.hasStaticShape() || !out.hasStaticShape())
+    return std::nullopt;
+  int64_t rank = in.getRank();
+  low.resize(rank, 0);
+  high.resize(rank, 0);
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (low[d] || high[d])
+      return std::nullopt;
+  auto s = strides.getValues<int64_t>(), dl = dilations.getValues<int64_t>();
+  std::vector<HaloDim> dims;
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t d = rank - 2 + i;
+    int64_t k = window.getDimSize(window.getRank() - 2 + i);
+    dims.push_back({d, s[i], (k - 1) * dl[i] + 1, low[d], high[d],
+                    out.getDimSize(out.getRank() - 2 + i)});
+  }
+  return dims;
+}
+
+Operation *haloWindowOp(Operation *op) {
+  return isa<tensor::PadOp>(op) ? *op->user_begin() : op;
+}
+
+bool haloFollowsOutput(const TensorLayout &in, const TensorLayout &out,
+                       const std::vector<HaloDim> &dims) {
+  for (const HaloDim &h : dims)
+    if (!in.dimAxes[h.dim].empty() && out.dimAxes[h.dim] != in.dimAxes[h.dim])
+      return false;
+  return true;
+}
+
+TensorLayout wholeOnHaloDims(TensorLayout l, const std::vector<HaloDim> &dims) {
+  for (const HaloDim &h : dims)
+    l.dimAxes[h.dim].clear();
+  return l;
 }
 
 } // namespace autoshard::propagate

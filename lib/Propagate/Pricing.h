@@ -17,6 +17,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Types.h"
 
+#include <limits>
 #include <map>
 
 namespace autoshard::propagate {
@@ -61,6 +62,9 @@ struct Pricing {
     const TypeInfo *type;
     unsigned from, to;
     double cost = 0.0;
+    /// At most this (a gather that the partitioner makes a halo exchange:
+    /// the exchange's time).
+    double cap = std::numeric_limits<double>::infinity();
   };
   std::vector<Pair> pairs;
   /// Tables built but not priced yet. Until priceAll() each entry holds
@@ -154,20 +158,30 @@ struct Pricing {
   }
 
   using Table = std::shared_ptr<const SolverGraph::EdgeTable>;
+  /// Edges into a spatial window op's input (haloDimsOf): their own tables,
+  /// a gather of the split rows priced as the halo exchange that replaces it.
+  std::deque<Table> haloTables;
   /// By (shape id, elemBytes, resolveOnly) and the two id lists.
   llvm::DenseMap<std::pair<uint64_t, uint64_t>, Table, PackedPairKeyInfo>
       tables;
 
-  /// The table of an edge from layout list `srcList` to `dstList`.
+  /// The table of an edge from layout list `srcList` to `dstList`; with
+  /// `halo`, an edge into a window op's input (a table of its own).
   const Table &table(const TypeInfo &type, unsigned srcList, unsigned dstList,
-                     bool resolveOnly) {
-    auto [it, inserted] = tables.try_emplace(
-        {(uint64_t(type.shapeId) << 32) | (uint64_t(type.elemBytes) << 1) |
-             uint64_t(resolveOnly),
-         (uint64_t(srcList) << 32) | uint64_t(dstList)},
-        nullptr);
+                     bool resolveOnly,
+                     const std::vector<HaloDim> *halo = nullptr) {
+    if (halo)
+      haloTables.push_back(nullptr);
+    auto [it, inserted] =
+        halo ? std::make_pair(tables.end(), true)
+             : tables.try_emplace(
+                   {(uint64_t(type.shapeId) << 32) |
+                        (uint64_t(type.elemBytes) << 1) | uint64_t(resolveOnly),
+                    (uint64_t(srcList) << 32) | uint64_t(dstList)},
+                   nullptr);
     if (!inserted)
       return it->second;
+    Table &slot = halo ? haloTables.back() : it->second;
     auto t = std::make_shared<SolverGraph::EdgeTable>();
     // Local classes in first-seen order.
     auto classes = [](const std::vector<unsigned> &ids,
@@ -198,6 +212,13 @@ struct Pricing {
           entry = kNever;
         } else if (from == to) {
           entry = kFree;
+        } else if (std::optional<double> time =
+                       halo ? model.getHaloTimeUs(layouts[from], layouts[to],
+                                                  type.shape, type.elemBytes,
+                                                  *halo)
+                            : std::nullopt) {
+          entry = pairs.size();
+          pairs.push_back({&type, from, to, 0.0, *time});
         } else {
           auto [pair, added] = known.try_emplace(to, pairs.size());
           if (added)
@@ -208,10 +229,26 @@ struct Pricing {
     }
     unpriced.push_back(t);
     // dropPartialId does not touch `tables`: `it` is valid.
-    it->second = std::move(t);
-    return it->second;
+    slot = std::move(t);
+    return slot;
   }
 };
+
+/// The spatial dims of a conv or pool's input (HaloDim) when `op` is one
+/// (linalg.conv_2d_nchw_fchw, conv_2d_ngchw_gfchw, pooling_nchw_max/sum)
+/// and `operand` its input, or a constant tensor.pad (operand 0) whose only
+/// use is one's input; std::nullopt otherwise.
+std::optional<std::vector<HaloDim>> haloDimsOf(mlir::Operation *op,
+                                               unsigned operand);
+/// The conv or pool whose input haloDimsOf(op, operand) describes.
+mlir::Operation *haloWindowOp(mlir::Operation *op);
+/// Whether a window op with output layout `out` splits every dim of `dims`
+/// that its input `in` splits over the same axes (so --dist-partition
+/// exchanges halos rather than gathering `in`).
+bool haloFollowsOutput(const TensorLayout &in, const TensorLayout &out,
+                       const std::vector<HaloDim> &dims);
+/// `l` whole on `dims`.
+TensorLayout wholeOnHaloDims(TensorLayout l, const std::vector<HaloDim> &dims);
 
 } // namespace autoshard::propagate
 

@@ -58,6 +58,26 @@ FailureOr<Value> FunctionPropagation::getReshard(Value source,
            << have.str(dmesh) << " to " << want.str(dmesh) << ": " << error;
   auto reshard = ReshardOp::create(b, use.getOwner()->getLoc(), source,
                                    layoutAttr(have), layoutAttr(want));
+  // A gather of a conv or pool input's split rows becomes a halo exchange
+  // in --dist-partition: counted as the graph priced it (CostGraph.cpp).
+  double haloBytes = 0.0;
+  auto dims = haloDimsOf(use.getOwner(), use.getOperandNumber());
+  if (dims) {
+    auto it = opNode.find(haloWindowOp(use.getOwner()));
+    if (it == opNode.end() ||
+        !haloFollowsOutput(have, nodes[it->second].resultLayout(0), *dims))
+      dims.reset();
+  }
+  if (dims)
+    if (std::optional<double> time = model.getHaloTimeUs(
+            have, want, getShape(source.getType()),
+            getElemBytes(source.getType()), *dims, &haloBytes);
+        time && *time < plan->timeUs) {
+      plan->steps.clear();
+      plan->timeUs = *time;
+      plan->bytesPerDevice = haloBytes;
+      ++report.collectives["HaloExchange"];
+    }
   report.addReshard(*plan, dmesh);
   if (options.explain) {
     std::string steps;

@@ -20,6 +20,7 @@
 #include "autoshard/Analysis/Collective.h"
 #include "autoshard/Support/DeviceMesh.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,18 @@ struct ClusterSpec {
                        std::string &error);
   static bool fromFile(const std::string &path, ClusterSpec &out,
                        std::string &error);
+};
+
+/// One spatial dim of a window op's (conv, pool) unpadded input x, as the
+/// halo exchange of --dist-partition (lib/Partition/Halo.cpp) reads it:
+/// output row o reads the padded rows [o * stride, o * stride + span), the
+/// padding being padLow rows before x and padHigh after it.
+struct HaloDim {
+  int64_t dim = -1;
+  int64_t stride = 1, span = 1;
+  int64_t padLow = 0, padHigh = 0;
+  /// The op's output rows (global).
+  int64_t outRows = 0;
 };
 
 class CostModel {
@@ -79,6 +92,22 @@ public:
                        int64_t elemBytes) const;
   /// Time of `flops` floating-point operations on one device.
   double getComputeTimeUs(double flops) const;
+  /// The time of the halo exchange that stands for the reshard `from` ->
+  /// `to` of a window op's input x of `globalShape` when the op's output
+  /// rows are split like x's: `from` splits some of `dims` over axes A
+  /// (evenly, each device holding its output rows times the stride), `to`
+  /// has them whole and is `from` elsewhere. Each split dim costs a permute
+  /// (alpha + bytes / beta over A) per direction that sends rows: the last
+  /// padLow rows to the next device, the first span - stride - padLow to the
+  /// previous one (H first, then W on the H-extended slab, as the
+  /// partitioner does). std::nullopt when the reshard is not such a gather
+  /// (then it is priced as the planner's collectives).
+  std::optional<double> getHaloTimeUs(const TensorLayout &from,
+                                      const TensorLayout &to,
+                                      const std::vector<int64_t> &globalShape,
+                                      int64_t elemBytes,
+                                      const std::vector<HaloDim> &dims,
+                                      double *bytesOut = nullptr) const;
   /// Bytes one device holds of a tensor with this layout (the largest shard).
   double getTensorBytesPerDevice(const TensorLayout &layout,
                                  const std::vector<int64_t> &globalShape,
