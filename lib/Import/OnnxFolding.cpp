@@ -9,6 +9,7 @@
 
 #include "OnnxImporterImpl.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -37,6 +38,10 @@ std::optional<ElemKind> autoshard::onnx_import::elemKindFromOnnx(int32_t t) {
     return ElemKind::F32;
   case onnx::TensorProto::DOUBLE:
     return ElemKind::F64;
+  case onnx::TensorProto::FLOAT16:
+    return ElemKind::F16;
+  case onnx::TensorProto::BFLOAT16:
+    return ElemKind::BF16;
   case onnx::TensorProto::INT64:
   case onnx::TensorProto::UINT32:
   case onnx::TensorProto::UINT64:
@@ -54,11 +59,49 @@ std::optional<ElemKind> autoshard::onnx_import::elemKindFromOnnx(int32_t t) {
   }
 }
 
-const char *autoshard::onnx_import::unsupportedTypeHint(int32_t t) {
-  if (t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16)
-    return " (float16/bfloat16 wait for the reduced-precision runtime work, "
-           "issue 20; export in float32)";
-  return " (float, double, int8 to int64, uint8 to uint64 and bool are)";
+const char *autoshard::onnx_import::unsupportedTypeHint(int32_t) {
+  return " (float, float16, bfloat16, double, int8 to int64, uint8 to uint64 "
+         "and bool are)";
+}
+
+static const llvm::fltSemantics *narrowSemantics(ElemKind kind) {
+  if (kind == ElemKind::F16)
+    return &llvm::APFloat::IEEEhalf();
+  if (kind == ElemKind::BF16)
+    return &llvm::APFloat::BFloat();
+  return nullptr;
+}
+
+double autoshard::onnx_import::roundToKind(double v, ElemKind kind) {
+  const llvm::fltSemantics *sem = narrowSemantics(kind);
+  if (!sem)
+    return v;
+  llvm::APFloat a(v);
+  bool lost;
+  a.convert(*sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+  return a.convertToDouble();
+}
+
+DenseElementsAttr
+autoshard::onnx_import::floatElements(RankedTensorType type,
+                                      ArrayRef<double> values) {
+  auto ft = cast<FloatType>(type.getElementType());
+  SmallVector<llvm::APFloat> elems;
+  elems.reserve(values.size());
+  for (double v : values) {
+    llvm::APFloat a(v);
+    bool lost;
+    a.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    elems.push_back(a);
+  }
+  return DenseElementsAttr::get(type, elems);
+}
+
+/// The value of a float16/bfloat16 bit pattern (`kind` F16 or BF16).
+static double narrowBitsToDouble(uint16_t bits, ElemKind kind) {
+  return llvm::APFloat(*narrowSemantics(kind), llvm::APInt(16, bits))
+      .convertToDouble();
 }
 
 const char *autoshard::onnx_import::onnxTypeName(int32_t t) {
@@ -153,6 +196,26 @@ FailureOr<HostTensor> autoshard::onnx_import::readTensorProto(
   };
   LogicalResult ok = success();
   switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16: {
+    // 16-bit patterns: raw bytes, or one per int32_data entry (ONNX's
+    // spelling for both types).
+    std::vector<uint16_t> bits;
+    if (raw) {
+      if (raw->size() != static_cast<size_t>(n) * 2) {
+        error = "raw data holds " + std::to_string(raw->size()) +
+                " bytes, expected " + std::to_string(n * 2);
+        return failure();
+      }
+      bits.resize(n);
+      std::memcpy(bits.data(), raw->data(), n * 2);
+    } else {
+      bits.assign(t.int32_data().begin(), t.int32_data().end());
+    }
+    for (uint16_t b : bits)
+      h.f.push_back(narrowBitsToDouble(b, h.kind));
+    break;
+  }
   case onnx::TensorProto::FLOAT:
     if (raw)
       ok = fromRaw(float());

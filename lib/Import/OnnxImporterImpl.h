@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
@@ -33,11 +34,20 @@ constexpr int64_t kMaxOpset = 21;
 /// Element types the importer computes in: float and double stay, int64 and
 /// int32 stay, the narrower integers (int8/uint8/int16/uint16) widen to i32
 /// and uint32/uint64 to i64 (the runtime's integer types; values are kept,
-/// only overflow would wrap differently), bool is i1.
-enum class ElemKind { F32, I64, I32, Bool, F64 };
+/// only overflow would wrap differently), bool is i1. float16 and bfloat16
+/// stay f16 / bf16 (the runtime stores them narrow and computes in f32).
+enum class ElemKind { F32, I64, I32, Bool, F64, F16, BF16 };
 inline bool isFloatKind(ElemKind k) {
-  return k == ElemKind::F32 || k == ElemKind::F64;
+  return k == ElemKind::F32 || k == ElemKind::F64 || k == ElemKind::F16 ||
+         k == ElemKind::BF16;
 }
+/// `v` rounded (to nearest even) to a float16/bfloat16 value; other kinds'
+/// values are kept as they are.
+double roundToKind(double v, ElemKind kind);
+/// A dense float constant of `type` (any float element type) from `values`,
+/// each rounded to the element type to nearest even.
+mlir::DenseElementsAttr floatElements(mlir::RankedTensorType type,
+                                      llvm::ArrayRef<double> values);
 
 mlir::Type getElemType(mlir::MLIRContext *ctx, ElemKind kind);
 std::optional<ElemKind> elemKindFromOnnx(int32_t dataType);
@@ -59,13 +69,13 @@ struct HostTensor {
   int64_t getI(int64_t k) const { return isFloat() ? int64_t(f[k]) : i[k]; }
   void push(double v) {
     if (isFloat())
-      f.push_back(v);
+      f.push_back(roundToKind(v, kind));
     else
       i.push_back(kind == ElemKind::Bool ? (v != 0.0) : int64_t(v));
   }
   void pushI(int64_t v) {
     if (isFloat())
-      f.push_back(double(v));
+      f.push_back(roundToKind(double(v), kind));
     else
       i.push_back(kind == ElemKind::Bool ? (v != 0) : v);
   }

@@ -48,6 +48,10 @@ Type autoshard::onnx_import::getElemType(MLIRContext *ctx, ElemKind kind) {
     return Float32Type::get(ctx);
   case ElemKind::F64:
     return Float64Type::get(ctx);
+  case ElemKind::F16:
+    return Float16Type::get(ctx);
+  case ElemKind::BF16:
+    return BFloat16Type::get(ctx);
   case ElemKind::I64:
     return IntegerType::get(ctx, 64);
   case ElemKind::I32:
@@ -231,8 +235,8 @@ Value NodeImporter::materialize(const Val &v) {
   } else if (t.kind == ElemKind::F32) {
     std::vector<float> data(t.f.begin(), t.f.end());
     attr = DenseElementsAttr::get(type, ArrayRef<float>(data));
-  } else if (t.kind == ElemKind::F64) {
-    attr = DenseElementsAttr::get(type, ArrayRef<double>(t.f));
+  } else if (t.isFloat()) {
+    attr = floatElements(type, t.f);
   } else if (t.kind == ElemKind::I64) {
     attr = DenseElementsAttr::get(type, ArrayRef<int64_t>(t.i));
   } else if (t.kind == ElemKind::I32) {
@@ -629,9 +633,16 @@ LogicalResult NodeImporter::convertElementwise(StringRef opType) {
 // Contractions
 //===----------------------------------------------------------------------===//
 
+/// Element types of MatMul/Gemm: float32, and float16/bfloat16 (which the
+/// runtime multiplies in f32 and rounds once).
+static bool isGemmKind(ElemKind k) {
+  return k == ElemKind::F32 || k == ElemKind::F16 || k == ElemKind::BF16;
+}
+
 LogicalResult NodeImporter::convertMatMul() {
   Val a = in(0), bv = in(1);
-  if (a.kind != ElemKind::F32 || bv.kind != ElemKind::F32)
+  ElemKind kind = a.kind;
+  if (!isGemmKind(kind) || bv.kind != kind)
     return error() << "expects float inputs";
   if (a.rank() == 0 || bv.rank() == 0)
     return error() << "expects inputs of rank >= 1";
@@ -669,7 +680,7 @@ LogicalResult NodeImporter::convertMatMul() {
   if (a.rank() == 2 && bv.rank() == 2) {
     auto op = linalg::MatmulOp::create(
         b, loc, ValueRange{materialize(a), materialize(bv)},
-        ValueRange{zeroFilled(outShape, ElemKind::F32)});
+        ValueRange{zeroFilled(outShape, kind)});
     main.op = op;
     main.operands = {OperandSource{0, identity(2)},
                      OperandSource{1, identity(2)}};
@@ -677,7 +688,7 @@ LogicalResult NodeImporter::convertMatMul() {
   } else if (a.rank() == 3 && bv.rank() == 3 && aBatch == bBatch) {
     auto op = linalg::BatchMatmulOp::create(
         b, loc, ValueRange{materialize(a), materialize(bv)},
-        ValueRange{zeroFilled(outShape, ElemKind::F32)});
+        ValueRange{zeroFilled(outShape, kind)});
     main.op = op;
     main.operands = {OperandSource{0, identity(3)},
                      OperandSource{1, identity(3)}};
@@ -719,8 +730,8 @@ LogicalResult NodeImporter::convertMatMul() {
     for (int64_t d = 0; d < nb + 2; ++d)
       outExprs.push_back(b.getAffineDimExpr(d));
     Operation *op =
-        buildGeneric(ops, outShape, ElemKind::F32, iters,
-                     zeroFilled(outShape, ElemKind::F32),
+        buildGeneric(ops, outShape, kind, iters,
+                     zeroFilled(outShape, kind),
                      AffineMap::get(loops, 0, outExprs, ctx),
                      [](OpBuilder &bb, Location l, ArrayRef<Value> x) -> Value {
                        Value p = arith::MulFOp::create(bb, l, x[0], x[1]);
@@ -740,12 +751,16 @@ LogicalResult NodeImporter::convertMatMul() {
     result = reshapeTo(result, outShape, finalShape);
     main.resultDims.reset();
   }
-  setOutput(0, result, ElemKind::F32);
+  setOutput(0, result, kind);
   return success();
 }
 
 LogicalResult NodeImporter::convertGemm() {
   const Val &a = in(0), &bv = in(1);
+  ElemKind kind = a.kind;
+  if (!isGemmKind(kind) || bv.kind != kind ||
+      (hasInput(2) && in(2).kind != kind))
+    return error() << "expects float inputs";
   if (a.rank() != 2 || bv.rank() != 2)
     return error() << "expects 2-D A and B";
   bool transA = attrInt("transA", 0), transB = attrInt("transB", 0);
@@ -756,7 +771,7 @@ LogicalResult NodeImporter::convertGemm() {
       return x;
     SmallVector<int64_t> shape = {v.shape[1], v.shape[0]};
     return linalg::TransposeOp::create(b, loc, x,
-                                       emptyTensor(shape, ElemKind::F32),
+                                       emptyTensor(shape, kind),
                                        ArrayRef<int64_t>{1, 0})
         .getResult()[0];
   };
@@ -770,7 +785,7 @@ LogicalResult NodeImporter::convertGemm() {
   std::vector<int64_t> outShape = {m, n};
   auto mm =
       linalg::MatmulOp::create(b, loc, ValueRange{lhs, rhs},
-                               ValueRange{zeroFilled(outShape, ElemKind::F32)});
+                               ValueRange{zeroFilled(outShape, kind)});
   MainOp mmInfo;
   mmInfo.op = mm;
   mmInfo.operands = {OperandSource{0, transA ? SmallVector<int64_t>{1, 0}
@@ -792,7 +807,7 @@ LogicalResult NodeImporter::convertGemm() {
     if (haveC)
       idx.push_back(2);
     FailureOr<Value> r = elementwise(
-        idx, ElemKind::F32,
+        idx, kind,
         [&](OpBuilder &bb, Location l, ArrayRef<Value> x) -> Value {
           Type t = x[0].getType();
           Value acc = x[0];
@@ -816,7 +831,7 @@ LogicalResult NodeImporter::convertGemm() {
     y = *r;
   }
   main = mmInfo;
-  setOutput(0, y, ElemKind::F32);
+  setOutput(0, y, kind);
   return success();
 }
 
@@ -1297,10 +1312,16 @@ LogicalResult NodeImporter::convertCast() {
   FailureOr<Value> r = elementwise(
       {0}, dst, [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
         Value v = a[0];
-        if (isFloatKind(from) && isFloatKind(dst))
-          return from == ElemKind::F32
-                     ? Value(arith::ExtFOp::create(bb, l, dstType, v))
-                     : Value(arith::TruncFOp::create(bb, l, dstType, v));
+        if (isFloatKind(from) && isFloatKind(dst)) {
+          unsigned fw = v.getType().getIntOrFloatBitWidth();
+          unsigned tw = dstType.getIntOrFloatBitWidth();
+          if (fw == tw) { // f16 <-> bf16: through f32, which holds both
+            v = arith::ExtFOp::create(bb, l, bb.getF32Type(), v);
+            fw = 32;
+          }
+          return fw < tw ? Value(arith::ExtFOp::create(bb, l, dstType, v))
+                         : Value(arith::TruncFOp::create(bb, l, dstType, v));
+        }
         if (isFloatKind(from) && dst == ElemKind::Bool) {
           Value zero = scalarConstant(bb, 0.0, from);
           return arith::CmpFOp::create(bb, l, arith::CmpFPredicate::UNE, v,

@@ -188,11 +188,8 @@ Value constant(NodeImporter &n, ArrayRef<int64_t> shape, ArrayRef<double> v,
   OpBuilder &b = n.getBuilder();
   auto type = RankedTensorType::get(shape, getElemType(b.getContext(), kind));
   DenseElementsAttr attr;
-  if (kind == ElemKind::F64) {
-    attr = DenseElementsAttr::get(type, v);
-  } else if (kind == ElemKind::F32) {
-    std::vector<float> f(v.begin(), v.end());
-    attr = DenseElementsAttr::get(type, ArrayRef<float>(f));
+  if (isFloatKind(kind)) {
+    attr = floatElements(type, v);
   } else {
     SmallVector<APInt> ints;
     for (double d : v)
