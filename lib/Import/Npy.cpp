@@ -13,8 +13,9 @@ using namespace llvm;
 
 static constexpr char kMagic[] = "\x93NUMPY";
 
-std::string autoshard::writeNpyF32(StringRef path, ArrayRef<int64_t> shape,
-                                   ArrayRef<float> data) {
+/// Writes `bytes` (row-major, `shape`) as a .npy file of dtype `descr`.
+static std::string writeNpy(StringRef path, StringRef descr,
+                            ArrayRef<int64_t> shape, StringRef bytes) {
   // numpy's tuple spelling: "()", "(5,)", "(2, 3)".
   std::string dims;
   for (size_t i = 0; i < shape.size(); ++i)
@@ -22,7 +23,8 @@ std::string autoshard::writeNpyF32(StringRef path, ArrayRef<int64_t> shape,
   if (shape.size() == 1)
     dims += ",";
   std::string header =
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims;
+      "{'descr': '" + descr.str() + "', 'fortran_order': False, 'shape': (" +
+      dims;
   header += "), }";
   // magic(6) + version(2) + length(2) + header + '\n' is a multiple of 64.
   size_t total = 10 + header.size() + 1;
@@ -38,8 +40,7 @@ std::string autoshard::writeNpyF32(StringRef path, ArrayRef<int64_t> shape,
   uint16_t len = static_cast<uint16_t>(header.size());
   os << static_cast<char>(len & 0xff) << static_cast<char>(len >> 8);
   os << header;
-  static_assert(sizeof(float) == 4, "f32 expected");
-  os.write(reinterpret_cast<const char *>(data.data()), data.size() * 4);
+  os.write(bytes.data(), bytes.size());
   os.close();
   if (os.has_error()) {
     std::string msg = os.error().message();
@@ -47,6 +48,21 @@ std::string autoshard::writeNpyF32(StringRef path, ArrayRef<int64_t> shape,
     return "cannot write '" + path.str() + "': " + msg;
   }
   return "";
+}
+
+std::string autoshard::writeNpyF32(StringRef path, ArrayRef<int64_t> shape,
+                                   ArrayRef<float> data) {
+  static_assert(sizeof(float) == 4, "f32 expected");
+  return writeNpy(path, "<f4", shape,
+                  StringRef(reinterpret_cast<const char *>(data.data()),
+                            data.size() * 4));
+}
+
+std::string autoshard::writeNpyF16(StringRef path, ArrayRef<int64_t> shape,
+                                   ArrayRef<uint16_t> bits) {
+  return writeNpy(path, "<f2", shape,
+                  StringRef(reinterpret_cast<const char *>(bits.data()),
+                            bits.size() * 2));
 }
 
 std::string autoshard::readNpyF32(StringRef path, std::vector<int64_t> &shape,

@@ -347,14 +347,14 @@ FailureOr<HostTensor> autoshard::onnx_import::readNpyHost(StringRef path,
       {"<f4", ElemKind::F32, 4}, {"<f8", ElemKind::F64, 8},
       {"<i8", ElemKind::I64, 8}, {"<i4", ElemKind::I32, 4},
       {"|b1", ElemKind::Bool, 1}, {"|u1", ElemKind::I32, 1},
-      {"|i1", ElemKind::I32, 1}};
+      {"|i1", ElemKind::I32, 1}, {"<f2", ElemKind::F16, 2}};
   const Type *type = nullptr;
   for (const Type &t : kTypes)
     if (descr == t.descr)
       type = &t;
   if (!type) {
     error = "'" + path.str() + "' holds dtype '" + descr.str() +
-            "'; float32/64, int8/32/64, uint8 and bool are read";
+            "'; float16/32/64, int8/32/64, uint8 and bool are read";
     return failure();
   }
   h.kind = type->kind;
@@ -374,6 +374,10 @@ FailureOr<HostTensor> autoshard::onnx_import::readNpyHost(StringRef path,
       double v;
       std::memcpy(&v, p, 8);
       h.f.push_back(v);
+    } else if (d == "<f2") {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      h.f.push_back(narrowBitsToDouble(v, ElemKind::F16));
     } else if (d == "<i8") {
       int64_t v;
       std::memcpy(&v, p, 8);

@@ -42,6 +42,26 @@ using namespace autoshard::onnx_import;
 
 namespace {
 
+/// Writes a float weight as the runtime reads its type: f32 and f16 as
+/// numpy's '<f4' / '<f2', bf16 as '<f4' (numpy has no bfloat16; the values
+/// are bf16's, so the runtime's rounding back is exact).
+std::string writeWeightNpy(StringRef file, const HostTensor &h) {
+  if (h.kind != ElemKind::F16) {
+    std::vector<float> data(h.f.begin(), h.f.end());
+    return writeNpyF32(file, h.shape, data);
+  }
+  std::vector<uint16_t> bits;
+  bits.reserve(h.f.size());
+  for (double v : h.f) {
+    llvm::APFloat a(v);
+    bool lost;
+    a.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    bits.push_back(a.bitcastToAPInt().getZExtValue());
+  }
+  return writeNpyF16(file, h.shape, bits);
+}
+
 /// A function argument: a graph input or a float initializer.
 struct ArgInfo {
   std::string name;
@@ -182,6 +202,8 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
              << "' does not match the graph input's type "
              << RankedTensorType::get(arg.shape, getElemType(ctx, arg.kind));
     h->kind = arg.kind;
+    for (double &x : h->f) // e.g. float32 data for a bfloat16 input
+      x = roundToKind(x, arg.kind);
     h->shape = arg.shape;
     Val v;
     v.shape = h->shape;
@@ -206,7 +228,9 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
       return emitError(nodeLoc(t.name()))
              << "initializer '" << t.name() << "': " << err;
     // Double initializers are rare (tests, not trained weights): folded too.
-    if (h->kind != ElemKind::F32) {
+    // float16 and bfloat16 ones are weights in their type.
+    if (h->kind != ElemKind::F32 && h->kind != ElemKind::F16 &&
+        h->kind != ElemKind::BF16) {
       Val v;
       v.shape = h->shape;
       v.kind = h->kind;
@@ -220,8 +244,7 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
     llvm::sys::path::remove_dots(file, /*remove_dot_dot=*/true);
     std::string checksum;
     if (options.writeWeights) {
-      std::vector<float> data(h->f.begin(), h->f.end());
-      std::string werr = writeNpyF32(file, h->shape, data);
+      std::string werr = writeWeightNpy(file, *h);
       if (!werr.empty())
         return emitError(nodeLoc(t.name())) << werr;
       // Recorded in the program so that a run notices a weight file that was
@@ -234,8 +257,8 @@ LogicalResult ModelImporter::collectArgs(const onnx::GraphProto &graph) {
       checksum = llvm::utohexstr(llvm::xxh3_64bits((*written)->getBuffer()),
                                  /*LowerCase=*/true, /*Width=*/16);
     }
-    args.push_back(ArgInfo{t.name(), h->shape, ElemKind::F32, std::string(file),
-                           checksum});
+    args.push_back(
+        ArgInfo{t.name(), h->shape, h->kind, std::string(file), checksum});
   }
   return success();
 }

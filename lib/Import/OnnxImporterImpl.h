@@ -282,7 +282,7 @@ HostTensor sliceHost(const HostTensor &x, llvm::ArrayRef<int64_t> offsets,
                      llvm::ArrayRef<int64_t> strides);
 HostTensor expandHost(const HostTensor &x, llvm::ArrayRef<int64_t> outShape);
 
-/// Reads a C-order .npy file (f4, f8, i8, i4, i1, u1, b1) as a HostTensor.
+/// Reads a C-order .npy file (f2, f4, f8, i8, i4, i1, u1, b1) as a HostTensor.
 mlir::FailureOr<HostTensor> readNpyHost(llvm::StringRef path,
                                         std::string &error);
 

@@ -22,6 +22,10 @@ namespace autoshard {
 std::string writeNpyF32(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
                         llvm::ArrayRef<float> data);
 
+/// Writes IEEE float16 bit patterns as a '<f2' .npy file (numpy's float16).
+std::string writeNpyF16(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
+                        llvm::ArrayRef<uint16_t> bits);
+
 /// Reads a '<f4' .npy file written in C order (used by tests and tools that
 /// check what the importer wrote). Returns an error message or "".
 std::string readNpyF32(llvm::StringRef path, std::vector<int64_t> &shape,

@@ -14,7 +14,8 @@ op by op like the runtime: each op in float32, its result rounded to
 float16.
 
 bf16-cast.onnx: float32 x[4,8] -> Cast BFLOAT16 -> Add a bfloat16
-Constant (int32_data) -> Cast FLOAT16 -> Cast FLOAT (output 0), and
+Constant (int32_data) -> Mul a bfloat16 initializer (raw_data; a weight
+file) -> Cast FLOAT16 -> Cast FLOAT (output 0), and
 x -> Cast FLOAT16 -> Cast FLOAT (output 1). x holds values halfway between
 two bfloat16 / float16 values, so round-to-nearest-even is checked.
 numpy has no bfloat16: it is emulated on the float32 bit patterns.
@@ -101,12 +102,19 @@ def bf16_cast(out):
     x[0, :4] = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 3 * (1 + 3 * 2**-8)]
     x[1, :4] = [1 + 2**-11, 1 + 3 * 2**-11, -(1 + 2**-11), 1e-3]
     bias = np.linspace(-1, 1, 8).astype(F32)
+    scale = to_bf16(np.linspace(0.5, 3, 8).astype(F32))
+    scale_proto = TensorProto()
+    scale_proto.name = "scale"
+    scale_proto.data_type = TensorProto.BFLOAT16
+    scale_proto.dims.append(8)
+    scale_proto.raw_data = (scale.view(np.uint32) >> 16).astype("<u2").tobytes()
     bias_proto = int32_data_tensor("bias", TensorProto.BFLOAT16, [8],
                                    bf16_bits(bias))
     nodes = [
         helper.make_node("Cast", ["x"], ["xb"], to=TensorProto.BFLOAT16),
         helper.make_node("Constant", [], ["bias"], value=bias_proto),
-        helper.make_node("Add", ["xb", "bias"], ["s"], name="add"),
+        helper.make_node("Add", ["xb", "bias"], ["s0"], name="add"),
+        helper.make_node("Mul", ["s0", "scale"], ["s"], name="mul"),
         helper.make_node("Cast", ["s"], ["sh"], to=TensorProto.FLOAT16),
         helper.make_node("Cast", ["sh"], ["y"], to=TensorProto.FLOAT),
         helper.make_node("Cast", ["x"], ["xh"], to=TensorProto.FLOAT16),
@@ -116,12 +124,13 @@ def bf16_cast(out):
         nodes, "bf16_cast",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8]),
-         helper.make_tensor_value_info("z", TensorProto.FLOAT, [4, 8])])
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [4, 8])],
+        [scale_proto])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(out, "bf16-cast.onnx"))
 
-    s = to_bf16(to_bf16(x) + to_bf16(bias))
+    s = to_bf16(to_bf16(to_bf16(x) + to_bf16(bias)) * scale)
     y = s.astype(F16).astype(F32)
     z = x.astype(F16).astype(F32)
     np.save(os.path.join(out, "bf16-cast.x.npy"), x)
