@@ -643,7 +643,8 @@ LogicalResult NodeImporter::convertMatMul() {
   Val a = in(0), bv = in(1);
   ElemKind kind = a.kind;
   if (!isGemmKind(kind) || bv.kind != kind)
-    return error() << "expects float inputs";
+    return error() << "expects float32, float16 or bfloat16 inputs, all of "
+                      "one type";
   if (a.rank() == 0 || bv.rank() == 0)
     return error() << "expects inputs of rank >= 1";
   // 1-D operands: numpy promotes them to a matrix and drops the unit dim.
@@ -760,7 +761,8 @@ LogicalResult NodeImporter::convertGemm() {
   ElemKind kind = a.kind;
   if (!isGemmKind(kind) || bv.kind != kind ||
       (hasInput(2) && in(2).kind != kind))
-    return error() << "expects float inputs";
+    return error() << "expects float32, float16 or bfloat16 inputs, all of "
+                      "one type";
   if (a.rank() != 2 || bv.rank() != 2)
     return error() << "expects 2-D A and B";
   bool transA = attrInt("transA", 0), transB = attrInt("transB", 0);
