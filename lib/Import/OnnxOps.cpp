@@ -677,11 +677,14 @@ LogicalResult NodeImporter::convertMatMul() {
     std::iota(v.begin(), v.end(), 0);
     return v;
   };
+  // float16/bfloat16 operands accumulate into f32 (the runtime's GEMM, as
+  // cuBLAS's with FP32 compute), rounded to their type once afterwards.
+  ElemKind acc = ElemKind::F32;
   Value result;
   if (a.rank() == 2 && bv.rank() == 2) {
     auto op = linalg::MatmulOp::create(
         b, loc, ValueRange{materialize(a), materialize(bv)},
-        ValueRange{zeroFilled(outShape, kind)});
+        ValueRange{zeroFilled(outShape, acc)});
     main.op = op;
     main.operands = {OperandSource{0, identity(2)},
                      OperandSource{1, identity(2)}};
@@ -689,12 +692,13 @@ LogicalResult NodeImporter::convertMatMul() {
   } else if (a.rank() == 3 && bv.rank() == 3 && aBatch == bBatch) {
     auto op = linalg::BatchMatmulOp::create(
         b, loc, ValueRange{materialize(a), materialize(bv)},
-        ValueRange{zeroFilled(outShape, kind)});
+        ValueRange{zeroFilled(outShape, acc)});
     main.op = op;
     main.operands = {OperandSource{0, identity(3)},
                      OperandSource{1, identity(3)}};
     result = op.getResult(0);
   } else {
+    acc = kind; // a generic's body: accumulates in the operands' type
     // A contraction with broadcast batch dims: loops (batch..., m, n, k).
     int64_t loops = nb + 3;
     auto operand = [&](const Val &v, int64_t idx, bool isLhs) {
@@ -741,6 +745,18 @@ LogicalResult NodeImporter::convertMatMul() {
     main.op = op;
     main.operands = {ops[0].source, ops[1].source};
     result = op->getResult(0);
+  }
+  if (acc != kind) {
+    AffineMap id = b.getMultiDimIdentityMap(outShape.size());
+    SmallVector<IteratorType> par(outShape.size(), IteratorType::parallel);
+    Type narrow = getElemType(ctx, kind);
+    result = buildGeneric({GenericInput{result, id, std::nullopt}}, outShape,
+                          kind, par, Value(), id,
+                          [&](OpBuilder &bb, Location l,
+                              ArrayRef<Value> x) -> Value {
+                            return arith::TruncFOp::create(bb, l, narrow, x[0]);
+                          })
+                 ->getResult(0);
   }
   main.resultDims = identity(outShape.size());
   std::vector<int64_t> finalShape = outShape;
