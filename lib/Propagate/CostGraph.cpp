@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Captures.h"
 #include "FunctionPropagation.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -178,14 +179,16 @@ void FunctionPropagation::addTiedEdges() {
 }
 
 /// An annotation (`dist.annotate %v`) asks that %v have its layout, i.e.
-/// restricts that value's producer; higher priority wins.
+/// restricts that value's producer; higher priority wins. One that states
+/// what an op needs of a tensor it captures (Captures.h) restricts nothing:
+/// its operand edge prices the reshard.
 void FunctionPropagation::addAnnotationRestrictions() {
   std::map<std::tuple<const void *, unsigned, const void *>,
            std::vector<unsigned>>
       allowedOf;
   for (unsigned an = firstOpNode; an < firstResult; ++an) {
     auto annotate = dyn_cast<AnnotateOp>(nodes[an].op);
-    if (!annotate)
+    if (!annotate || annotate->hasAttr(kCaptureAttrName))
       continue;
     const OperandSource &src = sourcesOf(nodes[an])[0];
     unsigned pn = src.node, slot = src.slot;

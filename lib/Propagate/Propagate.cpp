@@ -19,6 +19,7 @@
 #include "autoshard/Analysis/ReshardPlanner.h"
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
 
+#include "Captures.h"
 #include "FunctionPropagation.h"
 #include "InputChecks.h"
 #include "Report.h"
@@ -228,6 +229,7 @@ static LogicalResult propagateFunction(func::FuncOp func, MeshAttr meshAttr,
   if (!func.getBody().hasOneBlock())
     return func.emitError("dist-propagate: only single-block functions are "
                           "supported");
+  exposeCapturedTensors(func, meshAttr);
   return FunctionPropagation(func, meshAttr, model, planner, report, options)
       .run();
 }
