@@ -269,17 +269,14 @@ LogicalResult convertGatherND(NodeImporter &n, StringRef) {
 /// `acc` combined with an update `u` as `reduction` says.
 Value combine(OpBuilder &b, Location l, StringRef reduction, Value acc,
               Value u) {
-  bool f = isa<FloatType>(u.getType());
   if (reduction == "add")
     return floatOrInt<arith::AddFOp, arith::AddIOp>(b, l, acc, u);
   if (reduction == "mul")
     return floatOrInt<arith::MulFOp, arith::MulIOp>(b, l, acc, u);
   if (reduction == "max")
-    return f ? Value(arith::MaximumFOp::create(b, l, acc, u))
-             : Value(arith::MaxSIOp::create(b, l, acc, u));
+    return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, l, acc, u);
   if (reduction == "min")
-    return f ? Value(arith::MinimumFOp::create(b, l, acc, u))
-             : Value(arith::MinSIOp::create(b, l, acc, u));
+    return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, l, acc, u);
   return u;
 }
 
