@@ -6,6 +6,8 @@
 #ifndef AUTOSHARD_FUZZ_FUZZSUPPORT_H
 #define AUTOSHARD_FUZZ_FUZZSUPPORT_H
 
+#include "autoshard/Dialect/Dist/IR/ParseGuard.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -34,6 +36,9 @@ parseVerified(const uint8_t *data, size_t size, mlir::MLIRContext *ctx) {
   // MLIR's lexer reads up to a NUL terminator, as a file's MemoryBuffer
   // has: libFuzzer's buffer has none.
   std::string text(reinterpret_cast<const char *>(data), size);
+  // What the tools reject before parsing (upstream parser crashes).
+  if (autoshard::findParserHazard(text))
+    return nullptr;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, ctx);
   if (module && mlir::failed(mlir::verify(*module)))

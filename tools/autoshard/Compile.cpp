@@ -3,6 +3,7 @@
 #include "Compile.h"
 
 #include "autoshard/Dialect/Dist/IR/DistDialect.h"
+#include "autoshard/Dialect/Dist/IR/ParseGuard.h"
 #ifdef AUTOSHARD_HAVE_ONNX
 #include "autoshard/Import/OnnxImporter.h"
 #endif
@@ -112,6 +113,8 @@ OwningOpRef<ModuleOp> driver::loadInput(MLIRContext &ctx,
   }
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  if (failed(checkParserHazards(sourceMgr, &ctx)))
+    return {};
   module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
   if (!module)
     return {};
@@ -220,7 +223,9 @@ static OwningOpRef<ModuleOp> parseForLowering(MLIRContext &ctx,
     return {};
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module;
+  if (succeeded(checkParserHazards(sourceMgr, &ctx)))
+    module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
   if (!module)
     (void)fail("cannot parse '" + path + "':\n" + diagText);
   return module;
