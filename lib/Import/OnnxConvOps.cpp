@@ -7,7 +7,8 @@
 // kernels see one well-known op per layer. The bias, the average's divisor
 // and batch norm's affine map are separate elementwise generics: a conv
 // accumulating into a zero init can leave a partial sum (input-channel
-// split), one accumulating into its bias could not.
+// split), one accumulating into its bias could not. float16/bfloat16 nodes
+// are these f32 ops between widening and one rounding (OnnxWidening.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -189,6 +190,9 @@ LogicalResult checkFloatNCHW(NodeImporter &n, const Val &x, StringRef what) {
 }
 
 LogicalResult convertConv(NodeImporter &n) {
+  FailureOr<ElemKind> kind = widenHalfInputs(n, {0, 1, 2});
+  if (failed(kind))
+    return failure();
   const Val &x = n.in(0), &wt = n.in(1);
   if (failed(checkFloatNCHW(n, x, "input")) ||
       failed(checkFloatNCHW(n, wt, "weight")))
@@ -262,7 +266,7 @@ LogicalResult convertConv(NodeImporter &n) {
   }
   if (hasBias)
     y = addChannelVector(n, y, n.in(2), 2);
-  n.setOutput(0, y, ElemKind::F32);
+  n.setOutput(0, narrowFromF32(n, y, *kind), *kind);
   return success();
 }
 
@@ -354,6 +358,9 @@ FailureOr<TransposedWindow> readTransposedWindow(NodeImporter &n,
 /// batch split passes through the insert, an output-channel split is the
 /// flipped weight's.
 LogicalResult convertConvTranspose(NodeImporter &n) {
+  FailureOr<ElemKind> kind = widenHalfInputs(n, {0, 1, 2});
+  if (failed(kind))
+    return failure();
   const Val &x = n.in(0), &wt = n.in(1);
   if (failed(checkFloatNCHW(n, x, "input")) ||
       failed(checkFloatNCHW(n, wt, "weight")))
@@ -464,7 +471,7 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
   }
   if (n.hasInput(2))
     y = addChannelVector(n, y, n.in(2), 2);
-  n.setOutput(0, y, ElemKind::F32);
+  n.setOutput(0, narrowFromF32(n, y, *kind), *kind);
   return success();
 }
 
@@ -472,6 +479,9 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
 /// (-inf / 0 padding); the average divides by the window's size, or with
 /// count_include_pad = 0 by the count of real elements (a constant).
 LogicalResult convertPool(NodeImporter &n, StringRef opType) {
+  FailureOr<ElemKind> kind = widenHalfInputs(n, {});
+  if (failed(kind))
+    return failure();
   const Val &x = n.in(0);
   if (failed(checkFloatNCHW(n, x, "input")))
     return failure();
@@ -558,11 +568,14 @@ LogicalResult convertPool(NodeImporter &n, StringRef opType) {
              })
             ->getResult(0);
   }
-  n.setOutput(0, y, ElemKind::F32);
+  n.setOutput(0, narrowFromF32(n, y, *kind), *kind);
   return success();
 }
 
 LogicalResult convertGlobalAveragePool(NodeImporter &n) {
+  FailureOr<ElemKind> kind = widenHalfInputs(n, {});
+  if (failed(kind))
+    return failure();
   const Val &x = n.in(0);
   if (failed(checkFloatNCHW(n, x, "input")))
     return failure();
@@ -584,10 +597,9 @@ LogicalResult convertGlobalAveragePool(NodeImporter &n) {
                            n.scalarConstant(bb, inv, ElemKind::F32));
                      })
           ->getResult(0);
-  n.setOutput(0,
-              n.reshapeTo(mean, {x.shape[0], x.shape[1]},
-                          {x.shape[0], x.shape[1], 1, 1}),
-              ElemKind::F32);
+  Value y = n.reshapeTo(mean, {x.shape[0], x.shape[1]},
+                        {x.shape[0], x.shape[1], 1, 1});
+  n.setOutput(0, narrowFromF32(n, y, *kind), *kind);
   return success();
 }
 
@@ -598,7 +610,8 @@ LogicalResult convertGlobalAveragePool(NodeImporter &n) {
 /// statistics, `momentum * input + (1 - momentum) * batch`, with the batch's
 /// biased variance as ONNX defines it (PyTorch's own running_var update uses
 /// the unbiased one).
-LogicalResult convertBatchNormTraining(NodeImporter &n) {
+LogicalResult convertBatchNormTraining(NodeImporter &n, ElemKind kind,
+                                       ElemKind statKind) {
   const Val &x = n.in(0);
   int64_t rank = x.rank(), channels = x.shape[1], count = 1;
   SmallVector<int64_t> axes;
@@ -663,7 +676,7 @@ LogicalResult convertBatchNormTraining(NodeImporter &n) {
                  MainOp{centred.getDefiningOp(), {xDims, std::nullopt},
                         std::nullopt, {}},
                  MainOp{sq.getDefiningOp(), {xDims}, std::nullopt, {}}};
-  n.setOutput(0, op->getResult(0), ElemKind::F32);
+  n.setOutput(0, narrowFromF32(n, op->getResult(0), kind), kind);
   // Running statistics: per-channel generics of the input statistics and
   // this batch's.
   AffineMap vec = b.getMultiDimIdentityMap(1);
@@ -686,7 +699,7 @@ LogicalResult convertBatchNormTraining(NodeImporter &n) {
                return arith::AddFOp::create(bb, l, old, now);
              })
             ->getResult(0);
-    n.setOutput(o, stat, ElemKind::F32);
+    n.setOutput(o, narrowFromF32(n, stat, statKind), statKind);
   }
   return success();
 }
@@ -696,6 +709,12 @@ LogicalResult convertBatchNormTraining(NodeImporter &n) {
 LogicalResult convertBatchNorm(NodeImporter &n) {
   if (n.numInputs() < 5)
     return n.error() << "expects 5 inputs (X, scale, B, mean, var)";
+  // Opset 15 lets scale and B (T1) and mean and var (T2) differ from X's
+  // type; each output keeps its input's type.
+  ElemKind statKind = n.in(3).kind;
+  FailureOr<ElemKind> kind = widenHalfInputs(n, {});
+  if (failed(kind))
+    return failure();
   const Val &x = n.in(0);
   if (x.kind != ElemKind::F32 || x.rank() < 2)
     return n.error() << "expects a float input of rank >= 2";
@@ -719,7 +738,7 @@ LogicalResult convertBatchNorm(NodeImporter &n) {
     return n.error() << "asks for saved_mean / saved_var (opset < 14), "
                         "which are not supported";
   if (training)
-    return convertBatchNormTraining(n);
+    return convertBatchNormTraining(n, *kind, statKind);
   if (wantsStats)
     return n.error() << "asks for the running statistics outside training "
                         "mode (training_mode = 0), which ONNX does not define";
@@ -746,7 +765,7 @@ LogicalResult convertBatchNorm(NodeImporter &n) {
         return arith::AddFOp::create(bb, l, scaled, a[2]);
       });
   setMainGeneric(n, op, ins, rank);
-  n.setOutput(0, op->getResult(0), ElemKind::F32);
+  n.setOutput(0, narrowFromF32(n, op->getResult(0), *kind), *kind);
   return success();
 }
 

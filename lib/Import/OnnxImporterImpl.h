@@ -176,6 +176,8 @@ public:
   void setOutput(int64_t i, Val v);
   void setOutput(int64_t i, mlir::Value v, ElemKind kind);
   void setOutput(int64_t i, HostTensor t);
+  /// Replaces input i (widenHalfInputs: a narrow input by its f32 copy).
+  void replaceInput(int64_t i, Val v) { inputs[i] = std::move(v); }
 
   // Builders.
   mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
@@ -266,6 +268,16 @@ mlir::Value floatOrInt(mlir::OpBuilder &b, mlir::Location l, mlir::Value x,
 /// the op fuses and splits like any other (a split iota is the global index).
 GenericInput loopIndex(NodeImporter &n, int64_t dim, int64_t size,
                        int64_t numLoops);
+
+/// float16/bfloat16 nodes computed in f32 (OnnxWidening.cpp): replaces the
+/// node's f16/bf16 inputs by their arith.extf to f32 and returns the type
+/// the outputs round back to (input #0's); inputs `sameType` must have input
+/// #0's type (ONNX's T), else an error.
+mlir::FailureOr<ElemKind> widenHalfInputs(NodeImporter &n,
+                                          llvm::ArrayRef<int64_t> sameType);
+/// `v` (f32) rounded to nearest even to `kind` when it is f16/bf16; `v`
+/// itself otherwise.
+mlir::Value narrowFromF32(NodeImporter &n, mlir::Value v, ElemKind kind);
 
 /// log(softmax(x)) along `axis` (OnnxReduceOps.cpp; also the losses').
 mlir::Value buildLogSoftmax(NodeImporter &n, mlir::Value x,

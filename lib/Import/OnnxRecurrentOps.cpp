@@ -14,6 +14,10 @@
 //   for the cell (LSTM: c_t then h_t; GRU, RNN: h_t);
 // - Y, Y_h and Y_c assembled by tensor.concat of the steps' states.
 //
+// float16/bfloat16 layers compute all of this in f32 and round Y, Y_h and
+// Y_c once (OnnxWidening.cpp), as a fused cuDNN/oneDNN cell does: the
+// state carried between steps is never rounded.
+//
 // Gates are sliced, never kept stacked as [B, 4H]: a split of the hidden
 // units (tensor parallelism) is then a split of every gate's H, so each rank
 // computes its H/n units of every gate and the cell's elementwise math needs
@@ -64,6 +68,9 @@ struct Spec {
   bool reverse = false;    // direction = reverse (with dirs = 1)
   bool batchMajor = false; // layout = 1: X [B, S, I], states [B, D, H]
   bool linearBeforeReset = false;
+  /// The outputs' type: float16/bfloat16 layers run in f32 (inputs widened,
+  /// outputs rounded once).
+  ElemKind kind = ElemKind::F32;
 };
 
 /// One direction's weights, prepared once: per gate the transposed W and R
@@ -439,10 +446,10 @@ LogicalResult RecurrentImporter::run() {
     if (yc)
       yc = toSeqFirst(yc, {s.dirs, bs, hs}, {1, 0, 2});
   }
-  n.setOutput(0, y, ElemKind::F32);
-  n.setOutput(1, yh, ElemKind::F32);
+  n.setOutput(0, narrowFromF32(n, y, s.kind), s.kind);
+  n.setOutput(1, narrowFromF32(n, yh, s.kind), s.kind);
   if (yc)
-    n.setOutput(2, yc, ElemKind::F32);
+    n.setOutput(2, narrowFromF32(n, yc, s.kind), s.kind);
   // The node's strategy applies to every projection, bias sum and
   // recurrent matmul; none of them is the node's output.
   n.main = strategyOps.front();
@@ -565,9 +572,14 @@ FailureOr<Spec> readSpec(NodeImporter &n, StringRef opType) {
 }
 
 LogicalResult convertRecurrent(NodeImporter &n, StringRef opType) {
+  FailureOr<ElemKind> kind =
+      widenHalfInputs(n, {kX, kW, kR, kB, kInitH, kInitC, kPeephole});
+  if (failed(kind))
+    return failure();
   FailureOr<Spec> s = readSpec(n, opType);
   if (failed(s))
     return failure();
+  s->kind = *kind;
   if (s->seq < 1 || s->batch < 1 || s->hidden < 1)
     return n.error() << "has an empty sequence, batch or hidden size";
   return RecurrentImporter(n, *s).run();
