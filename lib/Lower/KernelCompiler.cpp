@@ -2,6 +2,8 @@
 
 #include "autoshard/Lower/KernelCompiler.h"
 
+#include "HalfEmulation.h"
+
 #include "autoshard/Runtime/KernelLibrary.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -52,7 +54,7 @@ using namespace mlir;
 using namespace autoshard;
 
 /// Bump when the generated code changes for the same kernel module.
-static constexpr const char *kPipelineVersion = "autoshard-kernels-2";
+static constexpr const char *kPipelineVersion = "autoshard-kernels-3";
 
 std::optional<KernelMode> autoshard::parseKernelMode(StringRef text) {
   if (text == "auto")
@@ -131,9 +133,10 @@ LogicalResult autoshard::fuseElementwiseOps(Operation *func) {
 
 namespace {
 
+/// bf16/f16 tensors are emulated (HalfEmulation.h): i16 storage, f32 math.
 bool isKernelElementType(Type t) {
-  return t.isF32() || t.isF64() || t.isInteger(1) || t.isInteger(32) ||
-         t.isInteger(64) || t.isIndex();
+  return t.isF32() || t.isF64() || isHalfType(t) || t.isInteger(1) ||
+         t.isInteger(32) || t.isInteger(64) || t.isIndex();
 }
 
 /// The kernel argument type of a tensor (or scalar, as rank 0) operand.
@@ -165,8 +168,9 @@ bool appendArgTypes(ValueRange values, SmallVectorImpl<Type> &types) {
 bool isKernelBody(Region &region) {
   bool ok = true;
   region.walk([&](Operation *op) {
-    if (!isa<linalg::IndexOp, linalg::YieldOp>(op) &&
-        !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    if ((!isa<linalg::IndexOp, linalg::YieldOp>(op) &&
+         !isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) ||
+        !canEmulateHalf(op))
       ok = false;
     for (Type t : op->getResultTypes())
       if (!isKernelElementType(t))
@@ -194,12 +198,13 @@ struct KernelCompiler::Impl {
     return fn;
   }
 
-  /// Verifies `fn` and names it, reusing an identical kernel's symbol.
+  /// Emulates bf16/f16 in `fn`, verifies it and names it, reusing an
+  /// identical kernel's symbol.
   std::string finishKernel(func::FuncOp fn) {
     {
       ScopedDiagnosticHandler quiet(context,
                                     [](Diagnostic &) { return success(); });
-      if (failed(verify(fn))) {
+      if (failed(emulateHalfTypes(fn)) || failed(verify(fn))) {
         fn.erase();
         return "";
       }
@@ -317,7 +322,8 @@ std::string KernelCompiler::addLinalg(linalg::LinalgOp op,
 }
 
 std::string KernelCompiler::addElementwise(Operation *op) {
-  if (op->getNumResults() != 1 || op->getNumRegions() != 0)
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !canEmulateHalf(op))
     return "";
   Type resultType = op->getResult(0).getType();
   auto ranked = dyn_cast<RankedTensorType>(resultType);

@@ -211,9 +211,14 @@ std::string Program::str() const {
       os << " : " << ty(inst.results[0]);
     if (inst.tf32)
       os << " tf32";
+    // The nest's backend: the CPU library, a generated CUDA kernel, or the
+    // bytecode interpreter.
     if (inst.kind == OpKind::Generic && inst.generic)
-      os << (inst.generic->kernel.empty() ? " interpreted"
-                                          : " compiled @" + inst.generic->kernel);
+      os << (!inst.generic->kernel.empty()
+                 ? " compiled @" + inst.generic->kernel
+             : !inst.generic->gpuKernel.empty()
+                 ? " cuda kernel @" + inst.generic->gpuKernel
+                 : std::string(" interpreted"));
     os << "\n";
   }
   for (const ProgramIO &out : outputs)

@@ -80,6 +80,13 @@ std::string subst(std::string text,
   return text;
 }
 
+/// `text` with every "$T" replaced by `type`.
+std::string substType(std::string text, const std::string &type) {
+  for (size_t pos; (pos = text.find("$T")) != std::string::npos;)
+    text.replace(pos, 2, type);
+  return text;
+}
+
 struct Lowered {
   std::string diagnostics;
   FailureOr<rt::Program> program = failure();
@@ -319,13 +326,11 @@ func.func @main(%a: tensor<$Mx$Nx$T>, %b: tensor<$Mx$Nx$T>)
   return %r#0, %r#1, %r#2, %r#3 : tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>
 }
 )";
-  for (const char *type : {"f32", "f64"})
-    for (int rep = 0; rep < 2; ++rep) {
-      std::string t = subst(text, {{"M", dim()}, {"N", dim()}});
-      for (size_t pos; (pos = t.find("$T")) != std::string::npos;)
-        t.replace(pos, 2, type);
-      check(t, 0, false, 1);
-    }
+  // bf16/f16: f32 arithmetic rounded to the type (HalfEmulation.h).
+  for (const char *type : {"f32", "f64", "bf16", "f16"})
+    for (int rep = 0; rep < 2; ++rep)
+      check(substType(subst(text, {{"M", dim()}, {"N", dim()}}), type), 0,
+            false, 1);
 }
 
 TEST_P(KernelKindTest, UnaryMathWithinUlps) {
@@ -524,6 +529,162 @@ func.func @main(%s: tensor<f32>, %x: tensor<$Mx$Nxf32>, %y: tensor<$Mx$Nxf32>) -
   for (int rep = 0; rep < 2; ++rep)
     // tensor.extract stays interpreted (its bounds are checked).
     check(subst(text, {{"M", dim()}, {"N", dim()}}), 0, false, 3, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// bf16 and f16 (16-bit storage, f32 compute, rounded as the interpreter)
+//===----------------------------------------------------------------------===//
+
+TEST_P(KernelKindTest, HalfCastsAndEdgeValuesExact) {
+  // x scaled by 2^(4j - 150) (f32 subnormals up to 2^102), with an inf and
+  // a NaN lane, rounded to $T from f32 and from f64 (inexact in f32: the
+  // round-to-odd path), widened back, compared and selected.
+  const char *text = R"(
+func.func @main(%x: tensor<$Mx64xf32>)
+    -> (tensor<$Mx64x$T>, tensor<$Mx64x$T>, tensor<$Mx64xf32>, tensor<$Mx64x$T>) {
+  %e = tensor.empty() : tensor<$Mx64x$T>
+  %ef = tensor.empty() : tensor<$Mx64xf32>
+  %r:4 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+      affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<$Mx64xf32>) outs(%e, %e, %ef, %e : tensor<$Mx64x$T>, tensor<$Mx64x$T>, tensor<$Mx64xf32>, tensor<$Mx64x$T>) {
+  ^bb0(%a: f32, %o0: $T, %o1: $T, %o2: f32, %o3: $T):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %c4 = arith.constant 4 : i32
+    %c150 = arith.constant 150 : i32
+    %j4 = arith.muli %ji, %c4 : i32
+    %k = arith.subi %j4, %c150 : i32
+    %kf = arith.sitofp %k : i32 to f32
+    %scale = math.exp2 %kf : f32
+    %v0 = arith.mulf %a, %scale : f32
+    %zero = arith.constant 0.0 : f32
+    %inf = arith.divf %a, %zero : f32
+    %nan = arith.divf %zero, %zero : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %is0 = arith.cmpi eq, %j, %c0 : index
+    %is1 = arith.cmpi eq, %j, %c1 : index
+    %v1 = arith.select %is0, %inf, %v0 : f32
+    %v = arith.select %is1, %nan, %v1 : f32
+    %h = arith.truncf %v : f32 to $T
+    %d = arith.extf %v : f32 to f64
+    %eps = arith.constant 1.0000000001 : f64
+    %dp = arith.mulf %d, %eps : f64
+    %hd = arith.truncf %dp : f64 to $T
+    %w = arith.extf %h : $T to f32
+    %gt = arith.cmpf ogt, %h, %hd : $T
+    %mx = arith.select %gt, %h, %hd : $T
+    %ng = arith.negf %mx : $T
+    %ab = math.absf %ng : $T
+    %one = arith.constant 1.5 : $T
+    %cs = arith.mulf %one, %ng : $T
+    %mn = arith.minimumf %ab, %cs : $T
+    %lim = arith.constant 1000.0 : $T
+    %cl = arith.minnumf %ab, %lim : $T
+    %fi = arith.fptosi %cl : $T to i32
+    %back = arith.sitofp %fi : i32 to $T
+    %mm = arith.maxnumf %back, %mn : $T
+    linalg.yield %h, %hd, %w, %mm : $T, $T, f32, $T
+  } -> (tensor<$Mx64x$T>, tensor<$Mx64x$T>, tensor<$Mx64xf32>, tensor<$Mx64x$T>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<$Mx64x$T>, tensor<$Mx64x$T>, tensor<$Mx64xf32>, tensor<$Mx64x$T>
+}
+)";
+  for (const char *type : {"bf16", "f16"})
+    check(substType(subst(text, {{"M", dim(2, 9)}}), type), 0, false, 1);
+}
+
+TEST_P(KernelKindTest, HalfMathWithinUlps) {
+  // Math functions on $T run in f64 and round from double, as the
+  // interpreter; integer conversions too.
+  const char *text = R"(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%a: tensor<$Mx$Nx$T>, %n: tensor<$Mx$Nxi32>)
+    -> (tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>) {
+  %e = tensor.empty() : tensor<$Mx$Nx$T>
+  %r:4 = linalg.generic {indexing_maps = [#id, #id, #id, #id, #id, #id],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %n : tensor<$Mx$Nx$T>, tensor<$Mx$Nxi32>)
+      outs(%e, %e, %e, %e : tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>) {
+  ^bb0(%x: $T, %i: i32, %o0: $T, %o1: $T, %o2: $T, %o3: $T):
+    %ex = math.exp %x : $T
+    %th = math.tanh %ex : $T
+    %ab = math.absf %x : $T
+    %rs = math.rsqrt %ab : $T
+    %sq = math.sqrt %ab : $T
+    %er = math.erf %sq : $T
+    %fm = math.fma %x, %ex, %th : $T
+    %if = arith.sitofp %i : i32 to $T
+    %s = arith.addf %if, %fm : $T
+    linalg.yield %th, %rs, %er, %s : $T, $T, $T, $T
+  } -> (tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>, tensor<$Mx$Nx$T>
+}
+)";
+  // libdevice's double results may differ from libm's in the last bit.
+  gpuMathUlps = 1;
+  for (const char *type : {"bf16", "f16"})
+    check(substType(subst(text, {{"M", dim()}, {"N", dim()}}), type), 0,
+          false, 1);
+}
+
+TEST_P(KernelKindTest, HalfReductionsAndTensorOpsExact) {
+  // A sum rounded to $T at every step, the precision pass's form (extf,
+  // an f32 sum, a truncf), a $T max, and arith on $T tensors.
+  const char *text = R"(
+func.func @main(%x: tensor<$Mx$Nx$T>, %y: tensor<$Mx$Nx$T>)
+    -> (tensor<$Mx$T>, tensor<$Mx$T>, tensor<$Nx$T>, tensor<$Mx$Nx$T>) {
+  %zh = arith.constant 0.0 : $T
+  %zf = arith.constant 0.0 : f32
+  %ninf = arith.constant -65504.0 : $T
+  %emh = tensor.empty() : tensor<$Mx$T>
+  %emf = tensor.empty() : tensor<$Mxf32>
+  %en = tensor.empty() : tensor<$Nx$T>
+  %sh0 = linalg.fill ins(%zh : $T) outs(%emh : tensor<$Mx$T>) -> tensor<$Mx$T>
+  %sf0 = linalg.fill ins(%zf : f32) outs(%emf : tensor<$Mxf32>) -> tensor<$Mxf32>
+  %mx0 = linalg.fill ins(%ninf : $T) outs(%en : tensor<$Nx$T>) -> tensor<$Nx$T>
+  %sh = linalg.reduce ins(%x : tensor<$Mx$Nx$T>) outs(%sh0 : tensor<$Mx$T>) dimensions = [1]
+    (%a: $T, %acc: $T) {
+      %s = arith.addf %a, %acc : $T
+      linalg.yield %s : $T
+    }
+  %sf = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+      iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<$Mx$Nx$T>) outs(%sf0 : tensor<$Mxf32>) {
+  ^bb0(%a: $T, %acc: f32):
+    %w = arith.extf %a : $T to f32
+    %sq = arith.mulf %w, %w : f32
+    %s = arith.addf %acc, %sq : f32
+    linalg.yield %s : f32
+  } -> tensor<$Mxf32>
+  %em2 = tensor.empty() : tensor<$Mx$T>
+  %st = arith.truncf %sf : tensor<$Mxf32> to tensor<$Mx$T>
+  %mx = linalg.reduce ins(%x : tensor<$Mx$Nx$T>) outs(%mx0 : tensor<$Nx$T>) dimensions = [0]
+    (%a: $T, %acc: $T) {
+      %m = arith.maximumf %a, %acc : $T
+      linalg.yield %m : $T
+    }
+  %p = arith.mulf %x, %y : tensor<$Mx$Nx$T>
+  %q = arith.divf %p, %y : tensor<$Mx$Nx$T>
+  %xf = arith.extf %q : tensor<$Mx$Nx$T> to tensor<$Mx$Nxf32>
+  %xe = math.exp %xf : tensor<$Mx$Nxf32>
+  %xt = arith.truncf %xe : tensor<$Mx$Nxf32> to tensor<$Mx$Nx$T>
+  return %sh, %st, %mx, %xt : tensor<$Mx$T>, tensor<$Mx$T>, tensor<$Nx$T>, tensor<$Mx$Nx$T>
+}
+)";
+  // f32 exp: libdevice and libm may differ in the last double bit.
+  gpuMathUlps = 1;
+  for (const char *type : {"bf16", "f16"})
+    for (int rep = 0; rep < 2; ++rep) {
+      rt::Program p = check(
+          substType(subst(text, {{"M", dim()}, {"N", dim(1, 300)}}), type), 0,
+          false, 9);
+      // Every nest, the casts included, is compiled (--print-plan's label).
+      EXPECT_EQ(p.str().find(" interpreted"), std::string::npos) << p.str();
+      EXPECT_NE(p.str().find(gpu ? " cuda kernel @" : " compiled @"),
+                std::string::npos)
+          << p.str();
+    }
 }
 
 //===----------------------------------------------------------------------===//

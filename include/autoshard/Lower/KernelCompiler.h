@@ -2,7 +2,8 @@
 //
 // The loader (ProgramLoader.cpp) hands every loop nest it turns into an
 // rt::GenericSpec to a KernelCompiler as well. Loop nests with static shapes,
-// f32/f64/i32/i64/i1/index operands and an arith/math/linalg.index body are
+// f32/f64/bf16/f16/i32/i64/i1/index operands and an arith/math/linalg.index
+// body (bf16/f16 as i16 storage and f32 math, lib/Lower/HalfEmulation.h) are
 // outlined into one kernel module (`func.func @autoshard_kernel_N` holding the
 // same linalg.generic on memrefs with identity layouts); identical kernels are
 // shared. finish() lowers that module with MLIR's pipelines (linalg to loops,
