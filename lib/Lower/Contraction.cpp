@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Contraction.h"
+#include "GemmEpilogue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -143,9 +144,26 @@ public:
     return freshInit &&
            (!fit(operands[2], orders) || !operands[2].value.hasOneUse());
   }
+  /// Whether the GEMM applies the elementwise ops that follow it (a bias
+  /// along its columns, then ReLU / GELU: GemmEpilogue.h) itself; sets
+  /// `epilogue`. Needs chooseOrders.
+  bool matchEpilogue();
+  /// Whether `other` need not run: matchEpilogue folded it into the GEMM.
+  bool absorbs(Operation *other) const {
+    return epilogue && llvm::is_contained(epilogue->absorbed, other);
+  }
+  /// The op whose result the GEMM defines (the epilogue's last one).
+  Operation *getTail() const { return epilogue ? epilogue->tail : raw; }
   LogicalResult emit();
 
 private:
+  /// The group the GEMM's output columns are (the bias runs along them).
+  Group columnGroup() const {
+    return fit(operands[2], orders).value_or(false) ? M : N;
+  }
+  /// Whether `bias`, indexed by `map` from the result's dims, is a vector
+  /// along the GEMM's columns, stored in their order.
+  bool isColumnVector(Value bias, AffineMap map) const;
   rt::ValueId addValue(rt::Shape shape, rt::DType type) {
     return builder->program.addValue(type, std::move(shape));
   }
@@ -197,6 +215,15 @@ private:
   bool batched = false;
   /// The init is a linalg.fill or tensor.empty: a packed C is made afresh.
   bool freshInit = false;
+  struct Epilogue {
+    rt::GemmEpilogue kind = rt::GemmEpilogue::None;
+    Value bias; // null without one
+    Operation *tail = nullptr;
+    /// The ops the GEMM does the work of: the steps (tail included) and a
+    /// broadcast only the bias add read.
+    SmallVector<Operation *, 3> absorbed;
+  };
+  std::optional<Epilogue> epilogue;
 };
 
 bool ContractionLowering::analyse(bool lookThroughTransposes) {
@@ -405,14 +432,98 @@ FailureOr<rt::ValueId> ContractionLowering::prepareInput(const Operand &x,
                  : reshape(in, gemmShape(x.first, x.second));
 }
 
+bool ContractionLowering::isColumnVector(Value bias, AffineMap map) const {
+  auto type = cast<RankedTensorType>(bias.getType());
+  const Operand &c = operands[2];
+  if (map.getNumSymbols() || map.getNumResults() != type.getRank() ||
+      map.getNumDims() != c.loops.size())
+    return false;
+  Order order;
+  for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+    int64_t size = type.getDimSize(d);
+    if (auto cst = dyn_cast<AffineConstantExpr>(expr)) {
+      if (cst.getValue() != 0 || size != 1)
+        return false;
+      continue;
+    }
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return false;
+    int64_t loop = c.loops[dim.getPosition()];
+    int64_t range = loop < 0 ? 1 : ranges[loop];
+    if (size != range)
+      return false;
+    if (range > 1)
+      order.push_back(loop);
+  }
+  return order == orders[columnGroup()];
+}
+
+bool ContractionLowering::matchEpilogue() {
+  epilogue.reset();
+  // cuBLASLt's epilogues run on f32 results (bf16/f16 inputs included).
+  if (!lower::gemmEpiloguesEnabled() || dtype != rt::DType::F32 ||
+      llvm::is_contained(ranges, 0))
+    return false;
+  Value result = raw->getResult(0);
+  if (!result.hasOneUse())
+    return false;
+  auto first = dyn_cast<linalg::LinalgOp>(*result.getUsers().begin());
+  std::optional<lower::EpilogueStep> step;
+  if (first)
+    step = lower::matchEpilogueStep(first, result);
+  if (!step || (step->bias && !isColumnVector(step->bias, step->biasMap)))
+    return false;
+  Epilogue e;
+  e.bias = step->bias;
+  e.tail = first;
+  e.absorbed = {first};
+  if (step->broadcast)
+    e.absorbed.push_back(step->broadcast);
+  lower::Activation act = step->activation;
+  // A bias add, then an activation as an op of its own.
+  Value sum = first->getResult(0);
+  if (step->bias && act == lower::Activation::None && sum.hasOneUse())
+    if (auto second = dyn_cast<linalg::LinalgOp>(*sum.getUsers().begin()))
+      if (std::optional<lower::EpilogueStep> next =
+              lower::matchEpilogueStep(second, sum);
+          next && !next->bias) {
+        act = next->activation;
+        e.tail = second;
+        e.absorbed.push_back(second);
+      }
+  using rt::GemmEpilogue;
+  switch (act) {
+  case lower::Activation::None:
+    e.kind = GemmEpilogue::Bias;
+    break;
+  case lower::Activation::Relu:
+    e.kind = e.bias ? GemmEpilogue::BiasRelu : GemmEpilogue::Relu;
+    break;
+  case lower::Activation::Gelu:
+    e.kind = e.bias ? GemmEpilogue::BiasGelu : GemmEpilogue::Gelu;
+    break;
+  }
+  epilogue = std::move(e);
+  return true;
+}
+
 LogicalResult ContractionLowering::emit() {
   const Operand &a = operands[0], &b = operands[1], &c = operands[2];
   bool transA, transB;
   FailureOr<rt::ValueId> lhs = prepareInput(a, transA);
   FailureOr<rt::ValueId> rhs = prepareInput(b, transB);
-  FailureOr<rt::ValueId> result = builder->define(raw->getResult(0));
+  FailureOr<rt::ValueId> result = builder->define(getTail()->getResult(0));
   if (failed(lhs) || failed(rhs) || failed(result))
     return failure();
+  // The bias as the vector of the GEMM's columns (a reshape, no copy).
+  std::optional<rt::ValueId> bias;
+  if (epilogue && epilogue->bias) {
+    FailureOr<rt::ValueId> id = builder->lookup(epilogue->bias, raw);
+    if (failed(id))
+      return failure();
+    bias = reshape(*id, {groupSize(columnGroup())});
+  }
 
   // C: in place as [batch][M][N], or as [batch][N][M] = (B^T A^T) per
   // batch entry, or packed as [batch][M][N].
@@ -467,6 +578,10 @@ LogicalResult ContractionLowering::emit() {
   }
   gemm.results = {gemmResult};
   gemm.tf32 = tf32;
+  if (epilogue)
+    gemm.epilogue = epilogue->kind;
+  if (bias)
+    gemm.operands.push_back(*bias);
   if (gemmResult == *result)
     return success();
   if (cFits) {
@@ -501,15 +616,55 @@ void ContractionLowering::lookThrough(int i, linalg::TransposeOp transpose) {
 
 } // namespace
 
+/// The linalg ops whose epilogue `op` may be part of: it is a step (the
+/// first or the second) or the bias broadcast the first step reads.
+static SmallVector<linalg::LinalgOp> getEpilogueHeads(Operation *op) {
+  SmallVector<Operation *, 2> steps = {op};
+  if (op->getNumResults() == 1 && op->getResult(0).hasOneUse())
+    steps.push_back(*op->getResult(0).getUsers().begin());
+  SmallVector<linalg::LinalgOp> heads;
+  auto add = [&](Value v) {
+    if (auto head = v.getDefiningOp<linalg::LinalgOp>())
+      if (head != op && !llvm::is_contained(heads, head))
+        heads.push_back(head);
+  };
+  for (Operation *step : steps)
+    for (Value v : step->getOperands()) {
+      add(v);
+      if (auto prev = v.getDefiningOp<linalg::LinalgOp>())
+        for (Value w : prev->getOperands())
+          add(w);
+    }
+  return heads;
+}
+
 FailureOr<bool> lower::tryLowerContraction(linalg::LinalgOp op,
                                            PlanBuilder &builder) {
   ContractionLowering lowering(op, &builder);
-  if (!lowering.analyse(/*lookThrough=*/true))
-    return false;
-  lowering.chooseOrders();
-  if (failed(lowering.emit()))
-    return failure();
-  return true;
+  if (lowering.analyse(/*lookThrough=*/true)) {
+    lowering.chooseOrders();
+    // With an epilogue the GEMM is emitted at its last op, where
+    // everything it reads (the bias too) is defined.
+    if (lowering.matchEpilogue())
+      return true;
+    if (failed(lowering.emit()))
+      return failure();
+    return true;
+  }
+  // An op of a contraction's epilogue: the GEMM where the tail is, nothing
+  // for the others.
+  for (linalg::LinalgOp head : getEpilogueHeads(op)) {
+    ContractionLowering gemm(head, &builder);
+    if (!gemm.analyse(/*lookThrough=*/true))
+      continue;
+    gemm.chooseOrders();
+    if (!gemm.matchEpilogue() || !gemm.absorbs(op))
+      continue;
+    if (gemm.getTail() == op && failed(gemm.emit()))
+      return failure();
+    return true;
+  }
+  return false;
 }
 
 /// The result of a one-result linalg op on tensors, if anything reads it.

@@ -45,9 +45,13 @@ std::optional<rt::DType> toDType(mlir::Type type);
 /// N loop (in1 and the init) or a K loop (both inputs), with K loops or
 /// both M and N loops present, and M or N loops where there are batch loops
 /// (elementwise multiply-adds and batched dot products are left to the loop
-/// nests). A `dist.tf32` op sets the GEMM's tf32. Returns true when
-/// lowered, false (nothing emitted) when `op` is not such a contraction,
-/// failure after a diagnostic.
+/// nests). A `dist.tf32` op sets the GEMM's tf32. An f32 contraction whose
+/// result only a bias add along its columns and/or a ReLU / GELU-tanh reads
+/// (GemmEpilogue.h; AUTOSHARD_GEMM_EPILOGUES=0 turns this off) becomes one
+/// GEMM with that epilogue, emitted when the loader reaches the last of
+/// those ops and defining its result; the contraction and the other ops
+/// emit nothing. Returns true when `op` is lowered or folded so, false
+/// (nothing emitted) when it is neither, failure after a diagnostic.
 mlir::FailureOr<bool> tryLowerContraction(mlir::linalg::LinalgOp op,
                                           PlanBuilder &builder);
 

@@ -253,6 +253,28 @@ public:
                     });
   }
 
+  void gemm(const Tensor &a, const Tensor &b, Tensor &c,
+            const GemmOptions &o) override {
+    int64_t batch = checkGemmOperands(a, b, c, o);
+    if (o.epilogue == GemmEpilogue::None)
+      return Backend::gemm(a, b, c, o);
+    int64_t rank = a.getRank();
+    int64_t sa = a.getDim(rank - 2) * a.getDim(rank - 1),
+            sb = b.getDim(rank - 2) * b.getDim(rank - 1),
+            sc = c.getDim(rank - 2) * c.getDim(rank - 1);
+    // The epilogue runs on the FP32 result, before a bf16/f16 c is
+    // rounded: one rounding, as in cuBLASLt's epilogues.
+    withF32Operands(a, b, c, o.accumulate,
+                    o.batched ? "batch_matmul" : "matmul",
+                    [&](const Tensor &a, const Tensor &b, Tensor &c) {
+                      for (int64_t i = 0; i < batch; ++i)
+                        gemm(a, b, c, o.transA, o.transB, o.accumulate,
+                             i * sa, i * sb, i * sc);
+                      applyEpilogue(c, o.bias ? toF32(*o.bias) : Tensor(),
+                                    o.epilogue);
+                    });
+  }
+
   void generic(const GenericSpec &spec,
                const std::vector<const Tensor *> &inputs,
                const std::vector<const Tensor *> &captures,
@@ -585,6 +607,37 @@ private:
                            : allocateUninitialized(DType::F32, c.getShape());
     body(wa, wb, wc);
     narrowFromF32(wc, c);
+  }
+
+  /// c = act(c + bias[j]) over c's last dim j, in f32: the add rounds as
+  /// an f32 add does, the activations are computed in double and rounded
+  /// once.
+  static void applyEpilogue(Tensor &c, const Tensor &bias,
+                            GemmEpilogue epilogue) {
+    bool relu = epilogue == GemmEpilogue::Relu ||
+                epilogue == GemmEpilogue::BiasRelu;
+    bool gelu = epilogue == GemmEpilogue::Gelu ||
+                epilogue == GemmEpilogue::BiasGelu;
+    int64_t n = c.getDim(c.getRank() - 1);
+    int64_t rows = n ? c.getNumElements() / n : 0;
+    const float *b = bias.isNull() ? nullptr : bias.getData<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      float *row = c.getData<float>() + r * n;
+      for (int64_t j = 0; j < n; ++j) {
+        float x = b ? row[j] + b[j] : row[j];
+        if (relu)
+          x = x > 0 || std::isnan(x) ? x : 0.0f;
+        else if (gelu)
+          x = static_cast<float>(geluTanh(x));
+        row[j] = x;
+      }
+    }
+  }
+
+  /// GELU's tanh form, as cuBLASLt's GELU epilogues compute it.
+  static double geluTanh(double x) {
+    const double kSqrt2OverPi = 0.7978845608028654;
+    return 0.5 * x * (1 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
   }
 
   static void gemm(const Tensor &a, const Tensor &b, Tensor &c, bool transA,

@@ -340,6 +340,9 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     options.transB = inst.transB;
     options.accumulate = !overwrites[current];
     options.tf32 = inst.tf32;
+    options.epilogue = inst.epilogue;
+    if (hasBias(inst.epilogue))
+      options.bias = &in(3);
     Tensor c = options.accumulate ? takeInit(env, inst.operands[2], current)
                                   : fresh(0);
     backend.gemm(in(0), in(1), c, options);

@@ -18,6 +18,44 @@ void checkSameType(const Tensor &a, const Tensor &b, const char *what) {
                 a.getTypeString() + " vs " + b.getTypeString() + ")");
 }
 
+void checkGemmEpilogue(const Tensor &c, const GemmOptions &options,
+                       const char *what) {
+  std::string epilogue(stringifyGemmEpilogue(options.epilogue));
+  if (options.epilogue != GemmEpilogue::None && c.getDType() == DType::F64)
+    throw Error(std::string(what) + ": epilogue " + epilogue +
+                " on an f64 result (epilogues take f32, bf16 or f16)");
+  if (!hasBias(options.epilogue)) {
+    if (options.bias)
+      throw Error(std::string(what) + ": epilogue " + epilogue +
+                  " takes no bias");
+    return;
+  }
+  const Tensor *bias = options.bias;
+  if (!bias || bias->isNull())
+    throw Error(std::string(what) + ": epilogue " + epilogue +
+                " needs a bias");
+  if (bias->getRank() != 1 || bias->getDType() != c.getDType() ||
+      c.getRank() == 0 || bias->getDim(0) != c.getDim(c.getRank() - 1))
+    throw Error(std::string(what) + ": the bias " + bias->getTypeString() +
+                " does not fit the result " + c.getTypeString() +
+                " (a vector of its type and last dim)");
+}
+
+int64_t checkGemmOperands(const Tensor &a, const Tensor &b, const Tensor &c,
+                          const GemmOptions &o) {
+  const char *what = o.batched ? "batch_matmul" : "matmul";
+  int64_t rank = o.batched ? 3 : 2;
+  checkRank(a, rank, what);
+  checkRank(b, rank, what);
+  checkRank(c, rank, what);
+  int64_t batch = o.batched ? c.getDim(0) : 1;
+  if (o.batched && (a.getDim(0) != batch || b.getDim(0) != batch))
+    throw Error("batch_matmul: batch sizes differ (" + a.getTypeString() +
+                ", " + b.getTypeString() + ", " + c.getTypeString() + ")");
+  checkGemmEpilogue(c, o, what);
+  return batch;
+}
+
 void checkBox(const Tensor &t, const std::vector<int64_t> &offsets,
               const std::vector<int64_t> &sizes,
               const std::vector<int64_t> &strides, const char *what) {

@@ -174,6 +174,8 @@ private:
     out->set_trans_a(inst.transA);
     out->set_trans_b(inst.transB);
     out->set_tf32(inst.tf32);
+    if (inst.epilogue != GemmEpilogue::None)
+      out->set_epilogue(std::string(stringifyGemmEpilogue(inst.epilogue)));
     putInts(out->mutable_perm(), inst.perm);
     out->set_dim(inst.dim);
     putInts(out->mutable_offsets(), inst.offsets);
@@ -445,6 +447,12 @@ private:
     inst.transA = in.trans_a();
     inst.transB = in.trans_b();
     inst.tf32 = in.tf32();
+    if (!in.epilogue().empty()) {
+      std::optional<GemmEpilogue> e = symbolizeGemmEpilogue(in.epilogue());
+      if (!e)
+        throw Invalid{"unknown GEMM epilogue '" + in.epilogue() + "'"};
+      inst.epilogue = *e;
+    }
     inst.perm = getInts<std::vector<int64_t>>(in.perm());
     inst.dim = in.dim();
     inst.offsets = getInts<std::vector<int64_t>>(in.offsets());

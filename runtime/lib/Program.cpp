@@ -49,6 +49,56 @@ std::string_view autoshard::rt::stringifyOpKind(OpKind kind) {
   return "?";
 }
 
+std::string_view autoshard::rt::stringifyGemmEpilogue(GemmEpilogue epilogue) {
+  switch (epilogue) {
+  case GemmEpilogue::None:
+    return "none";
+  case GemmEpilogue::Bias:
+    return "bias";
+  case GemmEpilogue::Relu:
+    return "relu";
+  case GemmEpilogue::BiasRelu:
+    return "bias_relu";
+  case GemmEpilogue::Gelu:
+    return "gelu";
+  case GemmEpilogue::BiasGelu:
+    return "bias_gelu";
+  }
+  return "?";
+}
+
+std::optional<GemmEpilogue>
+autoshard::rt::symbolizeGemmEpilogue(std::string_view name) {
+  for (GemmEpilogue e :
+       {GemmEpilogue::None, GemmEpilogue::Bias, GemmEpilogue::Relu,
+        GemmEpilogue::BiasRelu, GemmEpilogue::Gelu, GemmEpilogue::BiasGelu})
+    if (stringifyGemmEpilogue(e) == name)
+      return e;
+  return std::nullopt;
+}
+
+/// Why a GEMM's epilogue does not fit its operands, or "".
+static std::string checkEpilogue(const Instruction &inst,
+                                 const std::vector<ValueInfo> &values) {
+  bool gemm = inst.kind == OpKind::Matmul || inst.kind == OpKind::BatchMatmul;
+  if (!gemm)
+    return inst.epilogue == GemmEpilogue::None ? ""
+                                               : "an epilogue on a non-GEMM";
+  size_t expected = hasBias(inst.epilogue) ? 4 : 3;
+  if (inst.operands.size() != expected)
+    return "epilogue " + std::string(stringifyGemmEpilogue(inst.epilogue)) +
+           " needs " + std::to_string(expected) + " operands";
+  if (expected == 3)
+    return "";
+  const ValueInfo &c = values[inst.operands[2]];
+  const ValueInfo &bias = values[inst.operands[3]];
+  if (bias.type != c.type || bias.shape.size() != 1 || c.shape.empty() ||
+      bias.shape[0] != c.shape.back())
+    return "the bias must be a vector of the result's type and length its "
+           "last dim";
+  return "";
+}
+
 /// Minimum operand / exact result counts per kind (-1: any).
 static std::pair<int, int> getArity(const Instruction &inst) {
   switch (inst.kind) {
@@ -120,6 +170,8 @@ std::string Program::verify() const {
         return where + ": result already defined";
       defined[id] = true;
     }
+    if (std::string e = checkEpilogue(inst, values); !e.empty())
+      return where + ": " + e;
     bool window = inst.kind == OpKind::Conv2D || inst.kind == OpKind::Pool2D;
     if (window && (inst.strides.size() != 2 || inst.offsets.size() != 2 ||
                    (inst.kind == OpKind::Pool2D && inst.sizes.size() != 2)))
@@ -211,6 +263,8 @@ std::string Program::str() const {
       os << " : " << ty(inst.results[0]);
     if (inst.tf32)
       os << " tf32";
+    if (inst.epilogue != GemmEpilogue::None)
+      os << " epilogue " << stringifyGemmEpilogue(inst.epilogue);
     // The nest's backend: the CPU library, a generated CUDA kernel, or the
     // bytecode interpreter.
     if (inst.kind == OpKind::Generic && inst.generic)

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 using namespace autoshard;
@@ -650,6 +651,130 @@ TEST_P(BackendVsCpuTest, GemmEachPrecisionPlainTransposedBatched) {
   Tensor c32 = dut->allocate(DType::F32, {4, 4});
   EXPECT_THROW(dut->matmul(bf, f16, c32, false, false, true), Error);
   EXPECT_THROW(dut->matmul(bf, bf, c64, false, false, true), Error);
+}
+
+namespace {
+double geluTanh(double x) {
+  return 0.5 * x *
+         (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+/// c against act(c0 + op(a) op(b) + bias) in double. The GEMM's bound (as
+/// expectGemm's) passes through the activation (ReLU 1-Lipschitz, GELU
+/// under 1.13); GELU may be computed with a fast tanh (2^-10 of |x| + 1)
+/// and a bf16/f16 c is rounded once, after the epilogue. Returns the
+/// largest error relative to its bound.
+double expectEpilogue(const Tensor &got, const Tensor &a, const Tensor &b,
+                      const Tensor &c0, const Tensor *bias, bool tb,
+                      bool accumulate, GemmEpilogue epilogue, double tol,
+                      const std::string &what) {
+  bool batched = a.getRank() == 3;
+  int64_t batch = batched ? a.getDim(0) : 1, r = a.getRank();
+  int64_t m = got.getDim(r - 2), n = got.getDim(r - 1), k = a.getDim(r - 1);
+  double outTol = got.getDType() == DType::BF16  ? 0x1p-8
+                  : got.getDType() == DType::F16 ? 0x1p-11
+                                                 : 0;
+  bool relu = epilogue == GemmEpilogue::Relu ||
+              epilogue == GemmEpilogue::BiasRelu;
+  bool gelu = epilogue == GemmEpilogue::Gelu ||
+              epilogue == GemmEpilogue::BiasGelu;
+  double worst = 0;
+  for (int64_t q = 0; q < batch; ++q)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0, mag = 0;
+        for (int64_t l = 0; l < k; ++l) {
+          double p = a.getAsDouble((q * m + i) * k + l) *
+                     b.getAsDouble(q * k * n + (tb ? j * k + l : l * n + j));
+          acc += p;
+          mag += std::fabs(p);
+        }
+        int64_t ic = (q * m + i) * n + j;
+        double c = accumulate ? c0.getAsDouble(ic) : 0;
+        double bj = bias ? bias->getAsDouble(j) : 0;
+        double pre = c + acc + bj;
+        double want = relu ? std::max(pre, 0.0) : gelu ? geluTanh(pre) : pre;
+        double bound = 1.13 * tol * (mag + std::fabs(c) + std::fabs(bj)) +
+                       (gelu ? 0x1p-10 * (std::fabs(pre) + 1) : 0) +
+                       outTol * std::fabs(want) * 1.01 + 1e-30;
+        double err = std::fabs(got.getAsDouble(ic) - want);
+        worst = std::max(worst, err / bound);
+        EXPECT_LE(err, bound) << what << " element " << ic << ": got "
+                              << got.getAsDouble(ic) << ", want " << want;
+        if (err > bound)
+          return worst;
+      }
+  return worst;
+}
+} // namespace
+
+/// Each cuBLASLt epilogue (bias, ReLU, GELU and their combinations) in each
+/// precision, plain and batched, beta 0 and 1, against the double reference;
+/// the "cpu" instance checks the CPU backend's epilogues the same way.
+TEST_P(BackendVsCpuTest, GemmEpilogueEachPrecision) {
+  const GemmEpilogue epilogues[] = {GemmEpilogue::Bias, GemmEpilogue::Relu,
+                                    GemmEpilogue::BiasRelu, GemmEpilogue::Gelu,
+                                    GemmEpilogue::BiasGelu};
+  for (const GemmPrecision &prec : kGemmPrecisions) {
+    double worst = 0;
+    for (GemmEpilogue epilogue : epilogues)
+      for (bool batched : {false, true})
+        for (bool tb : {false, true})
+          for (bool accumulate : {true, false}) {
+            int64_t batch = batched ? 3 : 1, m = 37, k = 70, n = 23;
+            auto shape = [&](int64_t rows, int64_t cols) {
+              return batched ? Shape{batch, rows, cols} : Shape{rows, cols};
+            };
+            Tensor a = seeded(prec.in, shape(m, k), 3);
+            Tensor b = seeded(prec.in, tb ? shape(n, k) : shape(k, n), 4);
+            std::vector<DType> outs = {DType::F32};
+            if (prec.in != DType::F32)
+              outs.push_back(prec.in);
+            for (DType out : outs) {
+              Tensor c0 = seeded(out, shape(m, n), 5);
+              Tensor bias = seeded(out, {n}, 6), dbias = up(bias);
+              Tensor dc = up(host(c0));
+              GemmOptions o;
+              o.batched = batched;
+              o.transB = tb;
+              o.accumulate = accumulate;
+              o.tf32 = prec.tf32;
+              o.epilogue = epilogue;
+              o.bias = hasBias(epilogue) ? &dbias : nullptr;
+              std::string what =
+                  std::string(prec.name) + " " +
+                  std::string(stringifyGemmEpilogue(epilogue)) +
+                  (batched ? " batched" : "") + (tb ? " tb" : "") +
+                  (accumulate ? " +=" : " =") + " -> " +
+                  std::string(stringifyDType(out));
+              dut->gemm(up(a), up(b), dc, o);
+              worst = std::max(
+                  worst, expectEpilogue(down(dc), a, b, c0, o.bias ? &bias : nullptr,
+                                        tb, accumulate, epilogue, prec.tol,
+                                        what));
+            }
+          }
+    std::printf("[ epilogue ] %s %s: largest error %.3f of its bound\n",
+                GetParam().c_str(), prec.name, worst);
+  }
+  // A missing, misshapen or mistyped bias, and f64, are one-line errors.
+  Tensor a = up(seeded(DType::F32, {4, 5}, 1)), b = up(seeded(DType::F32, {5, 3}, 2));
+  Tensor c = dut->allocate(DType::F32, {4, 3});
+  Tensor shortBias = up(seeded(DType::F32, {2}, 3));
+  Tensor halfBias = up(seeded(DType::BF16, {3}, 3));
+  GemmOptions o;
+  o.epilogue = GemmEpilogue::BiasRelu;
+  EXPECT_THROW(dut->gemm(a, b, c, o), Error);
+  o.bias = &shortBias;
+  EXPECT_THROW(dut->gemm(a, b, c, o), Error);
+  o.bias = &halfBias;
+  EXPECT_THROW(dut->gemm(a, b, c, o), Error);
+  Tensor d = dut->allocate(DType::F64, {4, 3});
+  GemmOptions relu;
+  relu.epilogue = GemmEpilogue::Relu;
+  EXPECT_THROW(dut->gemm(up(seeded(DType::F64, {4, 5}, 1)),
+                         up(seeded(DType::F64, {5, 3}, 2)), d, relu),
+               Error);
 }
 
 /// Every data-movement and reduction kernel on bf16/f16 storage equals the

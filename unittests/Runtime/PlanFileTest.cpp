@@ -91,6 +91,7 @@ Instruction makeInstruction(std::shared_ptr<const GenericSpec> generic) {
   inst.location = "model.mlir:3:7 linalg.generic";
   inst.transA = inst.transB = true;
   inst.tf32 = true;
+  inst.epilogue = GemmEpilogue::BiasGelu;
   inst.perm = {2, 0, 1};
   inst.dim = 2;
   inst.offsets = {1, kDynamic};
@@ -125,6 +126,7 @@ Program makeFullProgram(const std::string &kernelLibrary) {
   p.instructions = {makeInstruction(g), makeInstruction(g)};
   p.instructions[1].kind = OpKind::Generic;
   p.instructions[1].tf32 = false;
+  p.instructions[1].epilogue = GemmEpilogue::None;
   Tensor half(DType::BF16, {3});
   for (int64_t i = 0; i < 3; ++i)
     half.setFromDouble(i, 1.0 / (i + 3));
@@ -190,6 +192,7 @@ void expectSameInstruction(const Instruction &a, const Instruction &b) {
   EXPECT_EQ(a.transA, b.transA);
   EXPECT_EQ(a.transB, b.transB);
   EXPECT_EQ(a.tf32, b.tf32);
+  EXPECT_EQ(a.epilogue, b.epilogue);
   EXPECT_EQ(a.perm, b.perm);
   EXPECT_EQ(a.dim, b.dim);
   EXPECT_EQ(a.offsets, b.offsets);

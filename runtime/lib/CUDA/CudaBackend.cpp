@@ -340,16 +340,9 @@ public:
 
   void gemm(const Tensor &a, const Tensor &b, Tensor &c,
             const GemmOptions &o) override {
-    const char *what = o.batched ? "batch_matmul" : "matmul";
-    int64_t rank = o.batched ? 3 : 2;
-    checkRank(a, rank, what);
-    checkRank(b, rank, what);
-    checkRank(c, rank, what);
-    int64_t batch = o.batched ? c.getDim(0) : 1;
-    if (o.batched && (a.getDim(0) != batch || b.getDim(0) != batch))
-      throw Error("batch_matmul: batch sizes differ (" + a.getTypeString() +
-                  ", " + b.getTypeString() + ", " + c.getTypeString() + ")");
-    gemm(a, b, c, o.transA, o.transB, o.accumulate, batch, o.tf32);
+    int64_t batch = checkGemmOperands(a, b, c, o);
+    gemm(a, b, c, o.transA, o.transB, o.accumulate, batch, o.tf32,
+         o.epilogue, o.bias);
   }
 
   void generic(const GenericSpec &spec,
@@ -686,7 +679,9 @@ private:
   /// c += op(a) op(b), row-major, as column-major C^T = op(B)^T op(A)^T:
   /// f64 through cublasDgemm, the rest through cuBLASLt (CudaGemm.h).
   void gemm(const Tensor &a, const Tensor &b, Tensor &c, bool transA,
-            bool transB, bool accumulate, int64_t batch, bool tf32 = false) {
+            bool transB, bool accumulate, int64_t batch, bool tf32 = false,
+            GemmEpilogue epilogue = GemmEpilogue::None,
+            const Tensor *bias = nullptr) {
     DType ta = a.getDType(), tc = c.getDType();
     bool half = ta == DType::BF16 || ta == DType::F16;
     if (half && (b.getDType() != ta || (tc != DType::F32 && tc != ta)))
@@ -714,6 +709,8 @@ private:
     if (m == 0 || n == 0 || batch == 0)
       return;
     if (k == 0) { // an empty sum: cuBLAS would not touch c
+      if (epilogue != GemmEpilogue::None)
+        throw Error("matmul: an epilogue on an empty product (k = 0)");
       if (!accumulate)
         AUTOSHARD_CUDA_CHECK(
             cudaMemsetAsync(pc, 0, c.getBytes(), stream()));
@@ -747,9 +744,32 @@ private:
     p.alignA = getLtAlignment(pb, batch > 1 ? sb * inSize : 0);
     p.alignB = getLtAlignment(pa, batch > 1 ? sa * inSize : 0);
     p.alignC = getLtAlignment(pc, batch > 1 ? m * n * outSize : 0);
+    const void *pbias = bias ? devicePtr(*bias, "matmul") : nullptr;
+    p.epilogue = getLtEpilogue(epilogue);
+    p.alignBias = getLtAlignment(pbias, 0);
     if (!ctx->lt)
       ctx->lt = std::make_unique<LtGemm>(stream());
-    ctx->lt->run(p, 1.0f, pb, pa, accumulate ? 1.0f : 0.0f, pc);
+    ctx->lt->run(p, 1.0f, pb, pa, accumulate ? 1.0f : 0.0f, pc, pbias);
+  }
+
+  /// The bias (row-major C's last dim) is cuBLASLt's per-row vector of the
+  /// column-major C^T it computes.
+  static cublasLtEpilogue_t getLtEpilogue(GemmEpilogue e) {
+    switch (e) {
+    case GemmEpilogue::None:
+      return CUBLASLT_EPILOGUE_DEFAULT;
+    case GemmEpilogue::Bias:
+      return CUBLASLT_EPILOGUE_BIAS;
+    case GemmEpilogue::Relu:
+      return CUBLASLT_EPILOGUE_RELU;
+    case GemmEpilogue::BiasRelu:
+      return CUBLASLT_EPILOGUE_RELU_BIAS;
+    case GemmEpilogue::Gelu:
+      return CUBLASLT_EPILOGUE_GELU;
+    case GemmEpilogue::BiasGelu:
+      return CUBLASLT_EPILOGUE_GELU_BIAS;
+    }
+    return CUBLASLT_EPILOGUE_DEFAULT;
   }
 
   static cudaDataType_t getLtType(DType t) {

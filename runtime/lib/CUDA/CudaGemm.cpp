@@ -48,7 +48,8 @@ bool LtProblem::operator==(const LtProblem &o) const {
          k == o.k && lda == o.lda && ldb == o.ldb && ldc == o.ldc &&
          batch == o.batch && strideA == o.strideA && strideB == o.strideB &&
          strideC == o.strideC && alignA == o.alignA && alignB == o.alignB &&
-         alignC == o.alignC;
+         alignC == o.alignC && epilogue == o.epilogue &&
+         alignBias == o.alignBias;
 }
 
 uint32_t autoshard::rt::cuda::getLtAlignment(const void *p,
@@ -90,7 +91,18 @@ LtGemm::~LtGemm() {
     cublasLtDestroy(handle);
 }
 
-const LtGemm::Plan &LtGemm::getPlan(const LtProblem &p) {
+/// Whether cuBLASLt's epilogue `e` reads CUBLASLT_MATMUL_DESC_BIAS_POINTER.
+static bool readsBias(cublasLtEpilogue_t e) {
+  return e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS ||
+         e == CUBLASLT_EPILOGUE_GELU_BIAS;
+}
+
+static void setBiasPointer(cublasLtMatmulDesc_t desc, const void *bias) {
+  AUTOSHARD_LT_CHECK(cublasLtMatmulDescSetAttribute(
+      desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+}
+
+const LtGemm::Plan &LtGemm::getPlan(const LtProblem &p, const void *bias) {
   if (last && last->problem == p)
     return *last;
   for (const std::unique_ptr<Plan> &plan : plans)
@@ -106,6 +118,15 @@ const LtGemm::Plan &LtGemm::getPlan(const LtProblem &p) {
       plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA)));
   AUTOSHARD_LT_CHECK(cublasLtMatmulDescSetAttribute(
       plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)));
+  if (p.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    AUTOSHARD_LT_CHECK(cublasLtMatmulDescSetAttribute(
+        plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &p.epilogue,
+        sizeof(p.epilogue)));
+    // The heuristic takes the bias's alignment from its pointer; the bias
+    // type is D's (the attribute's default).
+    if (readsBias(p.epilogue))
+      setBiasPointer(plan->desc, bias);
+  }
   // Stored (not transposed) shapes: op(A) is m x k, op(B) is k x n.
   plan->a = makeLayout(p.inType, p.transA ? p.k : p.m, p.transA ? p.m : p.k,
                        p.lda, p.batch, p.strideA);
@@ -135,15 +156,20 @@ const LtGemm::Plan &LtGemm::getPlan(const LtProblem &p) {
     throw Error("matmul: cuBLASLt has no algorithm for this GEMM (m " +
                 std::to_string(p.m) + ", n " + std::to_string(p.n) + ", k " +
                 std::to_string(p.k) + ", batch " + std::to_string(p.batch) +
-                ")");
+                ", epilogue " + std::to_string(p.epilogue) + ")");
   plan->algo = result.algo;
   plans.push_back(std::move(plan));
   return *(last = plans.back().get());
 }
 
 void LtGemm::run(const LtProblem &p, float alpha, const void *a,
-                 const void *b, float beta, void *c) {
-  const Plan &plan = getPlan(p);
+                 const void *b, float beta, void *c, const void *bias) {
+  if (readsBias(p.epilogue) && !bias)
+    throw Error("matmul: the epilogue needs a bias");
+  const Plan &plan = getPlan(p, bias);
+  // The plan is kept per problem; the bias moves between calls.
+  if (readsBias(p.epilogue))
+    setBiasPointer(plan.desc, bias);
   AUTOSHARD_LT_CHECK(cublasLtMatmul(handle, plan.desc, &alpha, a, plan.a, b,
                                     plan.b, &beta, c, plan.c, c, plan.c,
                                     &plan.algo, workspace, workspaceBytes,

@@ -1,7 +1,8 @@
 //===- CudaGemm.h - GEMMs through cuBLASLt ----------------------*- C++ -*-===//
 //
 // The CUDA backend's GEMMs: f32 (full FP32, or TF32 inputs when asked),
-// bf16/f16 inputs with FP32 accumulation into an f32 or bf16/f16 result.
+// bf16/f16 inputs with FP32 accumulation into an f32 or bf16/f16 result,
+// optionally with a bias / ReLU / GELU epilogue.
 // cuBLASLt wants a descriptor, three layouts and a heuristic's algorithm per
 // problem; they are made once per distinct problem and kept, so a repeated
 // GEMM costs one lookup and the cublasLtMatmul call.
@@ -31,6 +32,10 @@ struct LtProblem {
   /// Largest power of two (<= 256) dividing each matrix's address and, when
   /// batched, its stride in bytes: cuBLASLt's kernels may assume alignment.
   uint32_t alignA = 256, alignB = 256, alignC = 256;
+  /// Applied to D in FP32 before it is stored; with a bias (length m, of
+  /// D's type, the same for every batch entry) its alignment as above.
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  uint32_t alignBias = 256;
 
   bool operator==(const LtProblem &o) const;
 };
@@ -45,14 +50,15 @@ public:
   LtGemm(const LtGemm &) = delete;
   LtGemm &operator=(const LtGemm &) = delete;
 
-  /// Queues D = alpha op(A) op(B) + beta C on the stream; alpha and beta
-  /// are floats (the scale type of every compute type used here).
+  /// Queues D = epilogue(alpha op(A) op(B) + beta C [+ bias]) on the
+  /// stream; alpha and beta are floats (the scale type of every compute
+  /// type used here); `bias` is read by the epilogues that have one.
   void run(const LtProblem &p, float alpha, const void *a, const void *b,
-           float beta, void *c);
+           float beta, void *c, const void *bias = nullptr);
 
 private:
   struct Plan;
-  const Plan &getPlan(const LtProblem &p);
+  const Plan &getPlan(const LtProblem &p, const void *bias);
 
   cudaStream_t stream;
   cublasLtHandle_t handle = nullptr;

@@ -43,6 +43,10 @@ struct GemmOptions {
   /// backend has it (cuBLASLt's CUBLAS_COMPUTE_32F_FAST_TF32); the CPU
   /// computes in full FP32, which is at least as accurate.
   bool tf32 = false;
+  /// Applied to c after the product (Instruction::epilogue); `bias` is a
+  /// rank-1 tensor of c's type and length c's last dim when it has one.
+  GemmEpilogue epilogue = GemmEpilogue::None;
+  const Tensor *bias = nullptr;
 };
 
 class Backend {
@@ -81,9 +85,11 @@ public:
   virtual void batchMatmul(const Tensor &a, const Tensor &b, Tensor &c,
                            bool transA, bool transB, bool accumulate) = 0;
   /// matmul or batchMatmul with `options`; a backend without TF32 ignores
-  /// options.tf32 (the default does).
+  /// options.tf32 (the default does). The default has no epilogues.
   virtual void gemm(const Tensor &a, const Tensor &b, Tensor &c,
                     const GemmOptions &options) {
+    if (options.epilogue != GemmEpilogue::None)
+      throw Error(getName() + " backend has no GEMM epilogues");
     if (options.batched)
       batchMatmul(a, b, c, options.transA, options.transB, options.accumulate);
     else

@@ -27,8 +27,9 @@
 
 namespace autoshard::rt {
 
-/// Bumped on every change that an older reader would misread.
-constexpr uint32_t kPlanFormatVersion = 1;
+/// Bumped on every change that an older reader would misread (2: GEMM
+/// epilogues).
+constexpr uint32_t kPlanFormatVersion = 2;
 
 struct Plan {
   /// Distinct programs; `rankProgram[r]` is rank r's (empty: programs[0]

@@ -23,6 +23,7 @@
 #include "autoshard/Support/TensorLayout.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -165,7 +166,8 @@ enum class OpKind : uint8_t {
   Empty,        // results[0] = zeros of its type
   Fill,         // results[0] = splat of scalar operands[0]
   Reshape,      // results[0] = operands[0] with the result shape (row-major)
-  Matmul,       // operands: A, B, C(init); C += op(A) op(B)
+  Matmul,       // operands: A, B, C(init)[, bias]; C += op(A) op(B), then
+                // the epilogue
   BatchMatmul,  // same with a leading batch dim on all three
   Generic,      // operands: ins, inits, captures; results: one per init
   Transpose,    // operands: in, init; result[i] dims = in dims[perm[i]]
@@ -192,6 +194,27 @@ enum class OpKind : uint8_t {
 
 std::string_view stringifyOpKind(OpKind kind);
 
+/// What a GEMM does to its result before storing it (cuBLASLt's epilogues):
+/// add a bias vector along the rows (bias[j] to every C[..., i, j]), then
+/// optionally ReLU (max(x, 0)) or GELU in its tanh form,
+/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+enum class GemmEpilogue : uint8_t {
+  None,
+  Bias,
+  Relu,
+  BiasRelu,
+  Gelu,
+  BiasGelu,
+};
+
+std::string_view stringifyGemmEpilogue(GemmEpilogue epilogue);
+std::optional<GemmEpilogue> symbolizeGemmEpilogue(std::string_view name);
+/// Whether the epilogue reads a bias vector (the GEMM's operand 3).
+inline bool hasBias(GemmEpilogue e) {
+  return e == GemmEpilogue::Bias || e == GemmEpilogue::BiasRelu ||
+         e == GemmEpilogue::BiasGelu;
+}
+
 struct Instruction {
   OpKind kind = OpKind::Constant;
   std::vector<ValueId> operands;
@@ -205,6 +228,10 @@ struct Instruction {
   /// Compute with TF32 inputs where the backend has it; the CPU computes in
   /// FP32, which is at least as accurate.
   bool tf32 = false;
+  /// Applied to C after the product is added (in FP32, before a bf16/f16
+  /// C is rounded); with a bias, operands[3] is a rank-1 vector of C's
+  /// type and length C's last dim, the same for every batch entry.
+  GemmEpilogue epilogue = GemmEpilogue::None;
   // Transpose: permutation; Gather: gather dims; ProcessIndex: mesh axes.
   std::vector<int64_t> perm;
   // Softmax / Concat: the dim; ProcessIndex: 1 for the linear index.
