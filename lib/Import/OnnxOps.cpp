@@ -698,8 +698,8 @@ LogicalResult NodeImporter::convertMatMul() {
                      OperandSource{1, identity(3)}};
     result = op.getResult(0);
   } else {
-    acc = kind; // a generic's body: accumulates in the operands' type
-    // A contraction with broadcast batch dims: loops (batch..., m, n, k).
+    // A contraction with broadcast batch dims: loops (batch..., m, n, k);
+    // narrow operands are extended in the body (the mixed GEMM's form).
     int64_t loops = nb + 3;
     auto operand = [&](const Val &v, int64_t idx, bool isLhs) {
       std::vector<int64_t> vb(v.shape.begin(), v.shape.end() - 2);
@@ -734,14 +734,17 @@ LogicalResult NodeImporter::convertMatMul() {
     SmallVector<AffineExpr> outExprs;
     for (int64_t d = 0; d < nb + 2; ++d)
       outExprs.push_back(b.getAffineDimExpr(d));
-    Operation *op =
-        buildGeneric(ops, outShape, kind, iters,
-                     zeroFilled(outShape, kind),
-                     AffineMap::get(loops, 0, outExprs, ctx),
-                     [](OpBuilder &bb, Location l, ArrayRef<Value> x) -> Value {
-                       Value p = arith::MulFOp::create(bb, l, x[0], x[1]);
-                       return arith::AddFOp::create(bb, l, x[2], p);
-                     });
+    Operation *op = buildGeneric(
+        ops, outShape, acc, iters, zeroFilled(outShape, acc),
+        AffineMap::get(loops, 0, outExprs, ctx),
+        [](OpBuilder &bb, Location l, ArrayRef<Value> x) -> Value {
+          Type t = x[2].getType();
+          auto wide = [&](Value v) -> Value {
+            return v.getType() == t ? v : arith::ExtFOp::create(bb, l, t, v);
+          };
+          Value p = arith::MulFOp::create(bb, l, wide(x[0]), wide(x[1]));
+          return arith::AddFOp::create(bb, l, x[2], p);
+        });
     main.op = op;
     main.operands = {ops[0].source, ops[1].source};
     result = op->getResult(0);
@@ -801,9 +804,11 @@ LogicalResult NodeImporter::convertGemm() {
   if (k != k2)
     return error() << "contraction dims differ (" << k << " vs " << k2 << ")";
   std::vector<int64_t> outShape = {m, n};
-  auto mm =
-      linalg::MatmulOp::create(b, loc, ValueRange{lhs, rhs},
-                               ValueRange{zeroFilled(outShape, kind)});
+  // As MatMul: float16/bfloat16 A and B accumulate into f32 (the runtime's
+  // mixed GEMM), and alpha, beta and C apply in f32 before one rounding.
+  auto mm = linalg::MatmulOp::create(
+      b, loc, ValueRange{lhs, rhs},
+      ValueRange{zeroFilled(outShape, ElemKind::F32)});
   MainOp mmInfo;
   mmInfo.op = mm;
   mmInfo.operands = {OperandSource{0, transA ? SmallVector<int64_t>{1, 0}
@@ -813,7 +818,7 @@ LogicalResult NodeImporter::convertGemm() {
   mmInfo.resultDims = SmallVector<int64_t>{0, 1};
   Value y = mm.getResult(0);
   bool haveC = hasInput(2);
-  if (haveC || alpha != 1.0f) {
+  if (haveC || alpha != 1.0f || kind != ElemKind::F32) {
     // alpha * (A B) + beta * C as one broadcasting generic.
     Val yv;
     yv.value = y;
@@ -833,14 +838,19 @@ LogicalResult NodeImporter::convertGemm() {
             acc = arith::MulFOp::create(
                 bb, l, acc,
                 arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, alpha)));
-          if (x.size() < 2)
+          if (x.size() > 1) {
+            Value c = x[1];
+            if (c.getType() != t)
+              c = arith::ExtFOp::create(bb, l, t, c);
+            if (beta != 1.0f)
+              c = arith::MulFOp::create(
+                  bb, l, c,
+                  arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, beta)));
+            acc = arith::AddFOp::create(bb, l, acc, c);
+          }
+          if (kind == ElemKind::F32)
             return acc;
-          Value c = x[1];
-          if (beta != 1.0f)
-            c = arith::MulFOp::create(
-                bb, l, c,
-                arith::ConstantOp::create(bb, l, bb.getFloatAttr(t, beta)));
-          return arith::AddFOp::create(bb, l, acc, c);
+          return arith::TruncFOp::create(bb, l, getElemType(ctx, kind), acc);
         });
     if (failed(r))
       return failure();
