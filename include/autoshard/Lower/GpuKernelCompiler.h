@@ -21,6 +21,9 @@
 // Like the CPU kernels, results follow the interpreter's rounding: no FP
 // contraction (the NVPTX backend fuses a*b+c only under fp-contract=fast),
 // f32 math functions evaluated in double (libdevice) and rounded to f32.
+// bf16/f16 nests arrive emulated (lib/Lower/HalfEmulation.h): i16 buffers,
+// f32 math and integer round-to-nearest-even, so the PTX has no bf16/f16
+// instructions and rounds exactly as the CPU kernels and the interpreter.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AUTOSHARD_LOWER_GPUKERNELCOMPILER_H
