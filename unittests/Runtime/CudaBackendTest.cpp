@@ -710,12 +710,17 @@ double expectEpilogue(const Tensor &got, const Tensor &a, const Tensor &b,
 
 /// Each cuBLASLt epilogue (bias, ReLU, GELU and their combinations) in each
 /// precision, plain and batched, beta 0 and 1, against the double reference;
-/// the "cpu" instance checks the CPU backend's epilogues the same way.
+/// then the same through the backend's own epilogue kernel (what it runs
+/// where cuBLASLt has no algorithm with the epilogue). The "cpu" instance
+/// checks the CPU backend's epilogues the same way.
 TEST_P(BackendVsCpuTest, GemmEpilogueEachPrecision) {
   const GemmEpilogue epilogues[] = {GemmEpilogue::Bias, GemmEpilogue::Relu,
                                     GemmEpilogue::BiasRelu, GemmEpilogue::Gelu,
                                     GemmEpilogue::BiasGelu};
+  for (bool kernel : {false, true})
   for (const GemmPrecision &prec : kGemmPrecisions) {
+    if (kernel)
+      setenv("AUTOSHARD_CUDA_EPILOGUE_KERNEL", "1", 1);
     double worst = 0;
     for (GemmEpilogue epilogue : epilogues)
       for (bool batched : {false, true})
@@ -754,8 +759,10 @@ TEST_P(BackendVsCpuTest, GemmEpilogueEachPrecision) {
                                         what));
             }
           }
-    std::printf("[ epilogue ] %s %s: largest error %.3f of its bound\n",
-                GetParam().c_str(), prec.name, worst);
+    unsetenv("AUTOSHARD_CUDA_EPILOGUE_KERNEL");
+    std::printf("[ epilogue ] %s %s%s: largest error %.3f of its bound\n",
+                GetParam().c_str(), prec.name, kernel ? " (kernel)" : "",
+                worst);
   }
   // A missing, misshapen or mistyped bias, and f64, are one-line errors.
   Tensor a = up(seeded(DType::F32, {4, 5}, 1)), b = up(seeded(DType::F32, {5, 3}, 2));

@@ -16,6 +16,7 @@
 #include "CudaGemm.h"
 #include "CudaKernels.h"
 #include "CudnnConv.h"
+#include "GemmEpilogue.h"
 #include "WindowKernels.h"
 
 #include <cublas_v2.h>
@@ -710,7 +711,8 @@ private:
       return;
     if (k == 0) { // an empty sum: cuBLAS would not touch c
       if (epilogue != GemmEpilogue::None)
-        throw Error("matmul: an epilogue on an empty product (k = 0)");
+        return epilogueAfter(c, accumulate, epilogue, bias, batch * m * n, n,
+                             [](void *) {});
       if (!accumulate)
         AUTOSHARD_CUDA_CHECK(
             cudaMemsetAsync(pc, 0, c.getBytes(), stream()));
@@ -749,7 +751,51 @@ private:
     p.alignBias = getLtAlignment(pbias, 0);
     if (!ctx->lt)
       ctx->lt = std::make_unique<LtGemm>(stream());
-    ctx->lt->run(p, 1.0f, pb, pa, accumulate ? 1.0f : 0.0f, pc, pbias);
+    const char *kernel = std::getenv("AUTOSHARD_CUDA_EPILOGUE_KERNEL");
+    bool forceKernel = epilogue != GemmEpilogue::None && kernel &&
+                       std::strcmp(kernel, "1") == 0;
+    if (!forceKernel &&
+        ctx->lt->run(p, 1.0f, pb, pa, accumulate ? 1.0f : 0.0f, pc, pbias))
+      return;
+    // No cuBLASLt algorithm has the epilogue for this problem (or a test
+    // asked for the kernel): the plain GEMM into FP32, then the epilogue.
+    LtProblem plain = p;
+    plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    plain.alignBias = 256;
+    epilogueAfter(c, accumulate, epilogue, bias, batch * m * n, n,
+                  [&](void *acc) {
+                    bool inPlace = acc == pc;
+                    plain.outType = CUDA_R_32F;
+                    plain.alignC = getLtAlignment(
+                        acc, batch > 1 ? m * n * int64_t(sizeof(float)) : 0);
+                    ctx->lt->run(plain, 1.0f, pb, pa,
+                                 inPlace && accumulate ? 1.0f : 0.0f, acc);
+                  });
+  }
+
+  /// c = epilogue(gemm + (c if accumulate) + bias) through an FP32 buffer
+  /// `gemm(acc)` writes the product into (c itself when it is f32).
+  template <typename Gemm>
+  void epilogueAfter(Tensor &c, bool accumulate, GemmEpilogue epilogue,
+                     const Tensor *bias, int64_t total, int64_t n,
+                     Gemm gemm) {
+    void *pc = devicePtr(c, "matmul");
+    const void *pbias = bias ? devicePtr(*bias, "matmul") : nullptr;
+    bool f32 = c.getDType() == DType::F32;
+    Tensor scratch;
+    void *acc = pc;
+    if (!f32) {
+      scratch = allocateUninitialized(DType::F32, c.getShape());
+      acc = devicePtr(scratch, "matmul");
+    }
+    // An empty product (gemm does nothing) adds nothing.
+    if (!f32 || !accumulate)
+      AUTOSHARD_CUDA_CHECK(cudaMemsetAsync(acc, 0, total * sizeof(float),
+                                           stream()));
+    gemm(acc);
+    AUTOSHARD_CUDA_CHECK(launchGemmEpilogue(
+        static_cast<const float *>(acc), pc, c.getDType(), pbias,
+        !f32 && accumulate, total, n, epilogue, stream()));
   }
 
   /// The bias (row-major C's last dim) is cuBLASLt's per-row vector of the

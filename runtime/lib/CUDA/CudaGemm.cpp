@@ -64,6 +64,7 @@ struct LtGemm::Plan {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo;
+  bool found = true; // false: no algorithm has the epilogue
 
   ~Plan() {
     if (c)
@@ -145,28 +146,31 @@ const LtGemm::Plan &LtGemm::getPlan(const LtProblem &p, const void *bias) {
   setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, p.alignB);
   setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, p.alignC);
   setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, p.alignC);
-  cublasLtMatmulHeuristicResult_t result;
+  cublasLtMatmulHeuristicResult_t result = {};
   int found = 0;
   cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
       handle, plan->desc, plan->a, plan->b, plan->c, plan->c, pref, 1, &result,
       &found);
   cublasLtMatmulPreferenceDestroy(pref);
   checkLt(status, "cublasLtMatmulAlgoGetHeuristic");
-  if (found == 0)
+  if (found == 0 && p.epilogue == CUBLASLT_EPILOGUE_DEFAULT)
     throw Error("matmul: cuBLASLt has no algorithm for this GEMM (m " +
                 std::to_string(p.m) + ", n " + std::to_string(p.n) + ", k " +
                 std::to_string(p.k) + ", batch " + std::to_string(p.batch) +
-                ", epilogue " + std::to_string(p.epilogue) + ")");
+                ")");
+  plan->found = found != 0;
   plan->algo = result.algo;
   plans.push_back(std::move(plan));
   return *(last = plans.back().get());
 }
 
-void LtGemm::run(const LtProblem &p, float alpha, const void *a,
+bool LtGemm::run(const LtProblem &p, float alpha, const void *a,
                  const void *b, float beta, void *c, const void *bias) {
   if (readsBias(p.epilogue) && !bias)
     throw Error("matmul: the epilogue needs a bias");
   const Plan &plan = getPlan(p, bias);
+  if (!plan.found)
+    return false;
   // The plan is kept per problem; the bias moves between calls.
   if (readsBias(p.epilogue))
     setBiasPointer(plan.desc, bias);
@@ -174,4 +178,5 @@ void LtGemm::run(const LtProblem &p, float alpha, const void *a,
                                     plan.b, &beta, c, plan.c, c, plan.c,
                                     &plan.algo, workspace, workspaceBytes,
                                     stream));
+  return true;
 }

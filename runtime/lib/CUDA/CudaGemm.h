@@ -53,7 +53,9 @@ public:
   /// Queues D = epilogue(alpha op(A) op(B) + beta C [+ bias]) on the
   /// stream; alpha and beta are floats (the scale type of every compute
   /// type used here); `bias` is read by the epilogues that have one.
-  void run(const LtProblem &p, float alpha, const void *a, const void *b,
+  /// Returns false, queueing nothing, when cuBLASLt has no algorithm for
+  /// the problem with its epilogue (without one that is an error).
+  bool run(const LtProblem &p, float alpha, const void *a, const void *b,
            float beta, void *c, const void *bias = nullptr);
 
 private:
