@@ -2,7 +2,8 @@
 // added along a GEMM's columns, then ReLU or GELU (tanh form), fold into the
 // GEMM instruction; a result with other readers, a bias along the rows and
 // the erf GELU do not. The fused program equals the unfused one
-// (AUTOSHARD_GEMM_EPILOGUES=0) on one rank and partitioned on 4 ranks.
+// (AUTOSHARD_GEMM_EPILOGUES=0) on one rank, and partitioned on 4 ranks it
+// equals one rank.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: autoshard-run %s --print-plan --output-dir %t/fused | FileCheck %s
 // RUN: env AUTOSHARD_GEMM_EPILOGUES=0 autoshard-run %s --print-plan --output-dir %t/plain | FileCheck %s --check-prefix=PLAIN
@@ -10,8 +11,6 @@
 // The partitioned program: the biases are the local slices of the columns.
 // RUN: autoshard-opt %s --autoshard-pipeline -o %t/p4.mlir
 // RUN: %mpirun -np 4 autoshard-run %t/p4.mlir --print-plan --output-dir %t/fused4 --timeout 60 | FileCheck %s --check-prefix=PART
-// RUN: env AUTOSHARD_GEMM_EPILOGUES=0 %mpirun -np 4 autoshard-run %t/p4.mlir --output-dir %t/plain4 --timeout 60
-// RUN: for i in 0 1 2 3 4 5 6 7 8; do autoshard-run --compare %t/fused4/output_$i.npy %t/plain4/output_$i.npy --rtol 1e-6 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
 // RUN: for i in 0 1 2 3 4 5 6 7 8; do autoshard-run --compare %t/fused4/output_$i.npy %t/fused/output_$i.npy --rtol 1e-5 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
 
 // Layer 1: bias add and ReLU as two generics.
