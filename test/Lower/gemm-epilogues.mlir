@@ -7,11 +7,11 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: autoshard-run %s --print-plan --output-dir %t/fused | FileCheck %s
 // RUN: env AUTOSHARD_GEMM_EPILOGUES=0 autoshard-run %s --print-plan --output-dir %t/plain | FileCheck %s --check-prefix=PLAIN
-// RUN: for i in 0 1 2 3 4 5 6 7 8; do autoshard-run --compare %t/fused/output_$i.npy %t/plain/output_$i.npy --rtol 1e-6 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
+// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10; do autoshard-run --compare %t/fused/output_$i.npy %t/plain/output_$i.npy --rtol 1e-6 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
 // The partitioned program: the biases are the local slices of the columns.
 // RUN: autoshard-opt %s --autoshard-pipeline -o %t/p4.mlir
 // RUN: %mpirun -np 4 autoshard-run %t/p4.mlir --print-plan --output-dir %t/fused4 --timeout 60 | FileCheck %s --check-prefix=PART
-// RUN: for i in 0 1 2 3 4 5 6 7 8; do autoshard-run --compare %t/fused4/output_$i.npy %t/fused/output_$i.npy --rtol 1e-5 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
+// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10; do autoshard-run --compare %t/fused4/output_$i.npy %t/fused/output_$i.npy --rtol 1e-5 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
 
 // Layer 1: bias add and ReLU as two generics.
 // CHECK: = matmul {{.*}} : f32[8x32] epilogue bias_relu
@@ -32,6 +32,10 @@
 // batch_matmul with a bias and a fused add+ReLU body; GELU without a bias.
 // CHECK: = batch_matmul {{.*}} : f32[2x4x6] epilogue bias_relu
 // CHECK: = matmul {{.*}} epilogue gelu
+// C held [N][M] is computed as B^T A^T: the bias along M is its columns.
+// CHECK: = matmul {{.*}} : f32[16x8] epilogue bias_relu
+// bf16 inputs, f32 accumulation (--precision bf16's contractions).
+// CHECK: = matmul {{.*}} : f32[8x16] epilogue bias_gelu
 // CHECK-NOT: = {{.*}} epilogue
 
 // PLAIN-NOT: = {{.*}} epilogue
@@ -39,7 +43,7 @@
 // PART: epilogue bias_relu
 // PART: epilogue bias_gelu
 
-// MATCH-COUNT-9: MATCH
+// MATCH-COUNT-11: MATCH
 
 #mesh = #dist.mesh<[dp = 2, mp = 2]>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -47,15 +51,20 @@
 #row = affine_map<(d0, d1) -> (d0)>
 #id3 = affine_map<(b, i, j) -> (b, i, j)>
 #col3 = affine_map<(b, i, j) -> (j)>
+#ka = affine_map<(m, n, k) -> (m, k)>
+#kb = affine_map<(m, n, k) -> (k, n)>
+#kct = affine_map<(m, n, k) -> (n, m)>
+#kc = affine_map<(m, n, k) -> (m, n)>
 module attributes {dist.mesh = #mesh} {
 func.func @main(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %b1: tensor<32xf32>,
                 %w2: tensor<32x16xf32>, %b2: tensor<16xf32>,
                 %w3: tensor<16x24xf32>, %b3: tensor<24xf32>,
                 %w4: tensor<16x16xf32>, %b4: tensor<16xf32>, %b8: tensor<8xf32>,
-                %qa: tensor<2x4x8xf32>, %qb: tensor<2x8x6xf32>, %qbias: tensor<6xf32>)
+                %qa: tensor<2x4x8xf32>, %qb: tensor<2x8x6xf32>, %qbias: tensor<6xf32>,
+                %ha: tensor<8x16xbf16>, %hb: tensor<16x16xbf16>)
     -> (tensor<8x16xf32>, tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x16xf32>,
         tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<2x4x6xf32>,
-        tensor<8x16xf32>) {
+        tensor<8x16xf32>, tensor<16x8xf32>, tensor<8x16xf32>) {
   %zero = arith.constant 0.0 : f32
   %xs = dist.annotate %x : tensor<8x16xf32> as #dist.layout<#mesh, [[dp], []]>
   %w1s = dist.annotate %w1 : tensor<16x32xf32> as #dist.layout<#mesh, [[], [mp]]>
@@ -187,9 +196,56 @@ func.func @main(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %b1: tensor<32xf32
       %r = arith.mulf %h, %p : f32
       linalg.yield %r : f32
   } -> tensor<8x16xf32>
-  return %g2, %s3, %r3, %m4, %s4, %g5, %s6, %rq, %g7
+  // (x w4)^T held [n][m] plus a bias along m (the rows of x), then ReLU.
+  %et = tensor.empty() : tensor<16x8xf32>
+  %zt = linalg.fill ins(%zero : f32) outs(%et : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %mt = linalg.generic {indexing_maps = [#ka, #kb, #kct], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w4 : tensor<8x16xf32>, tensor<16x16xf32>) outs(%zt : tensor<16x8xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %p : f32
+      linalg.yield %s : f32
+  } -> tensor<16x8xf32>
+  %rt = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mt, %b8 : tensor<16x8xf32>, tensor<8xf32>) outs(%et : tensor<16x8xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %s = arith.addf %a, %b : f32
+      %r = arith.maximumf %s, %zero : f32
+      linalg.yield %r : f32
+  } -> tensor<16x8xf32>
+
+  // bf16 x bf16 -> f32 (the body extends the inputs) plus b4, GELU.
+  %mh = linalg.generic {indexing_maps = [#ka, #kb, #kc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%ha, %hb : tensor<8x16xbf16>, tensor<16x16xbf16>) outs(%z2 : tensor<8x16xf32>) {
+    ^bb0(%a: bf16, %b: bf16, %c: f32):
+      %ea = arith.extf %a : bf16 to f32
+      %eb = arith.extf %b : bf16 to f32
+      %p = arith.mulf %ea, %eb : f32
+      %s = arith.addf %c, %p : f32
+      linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %gh = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mh, %b4 : tensor<8x16xf32>, tensor<16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %c_half = arith.constant 5.000000000e-01 : f32
+      %c_one = arith.constant 1.000000000e+00 : f32
+      %c_k = arith.constant 4.471500000e-02 : f32
+      %c_s = arith.constant 7.978845608e-01 : f32
+      %in0 = arith.addf %a, %b : f32
+      %x2 = arith.mulf %in0, %in0 : f32
+      %x3 = arith.mulf %x2, %in0 : f32
+      %kx3 = arith.mulf %c_k, %x3 : f32
+      %inner = arith.addf %in0, %kx3 : f32
+      %scaled = arith.mulf %c_s, %inner : f32
+      %th = math.tanh %scaled : f32
+      %onep = arith.addf %c_one, %th : f32
+      %hx = arith.mulf %c_half, %in0 : f32
+      %r = arith.mulf %hx, %onep : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %g2, %s3, %r3, %m4, %s4, %g5, %s6, %rq, %g7, %rt, %gh
       : tensor<8x16xf32>, tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x16xf32>,
         tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<2x4x6xf32>,
-        tensor<8x16xf32>
+        tensor<8x16xf32>, tensor<16x8xf32>, tensor<8x16xf32>
 }
 }
