@@ -2,12 +2,16 @@
 // added along a GEMM's columns, then ReLU or GELU (tanh form), fold into the
 // GEMM instruction; a result with other readers, a bias along the rows and
 // the erf GELU do not. The fused program equals the unfused one
-// (AUTOSHARD_GEMM_EPILOGUES=0) on one rank, and partitioned on 4 ranks it
-// equals one rank.
+// (AUTOSHARD_GEMM_EPILOGUES=0) on one rank and after a round trip through a
+// plan file, and partitioned on 4 ranks it equals one rank.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: autoshard-run %s --print-plan --output-dir %t/fused | FileCheck %s
 // RUN: env AUTOSHARD_GEMM_EPILOGUES=0 autoshard-run %s --print-plan --output-dir %t/plain | FileCheck %s --check-prefix=PLAIN
 // RUN: for i in 0 1 2 3 4 5 6 7 8 9 10; do autoshard-run --compare %t/fused/output_$i.npy %t/plain/output_$i.npy --rtol 1e-6 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
+// Through a plan file (epilogues stored by name): the same outputs.
+// RUN: autoshard compile %s --lower-only -o %t/e.asplan
+// RUN: autoshard-run %t/e.asplan --output-dir %t/plan
+// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10; do autoshard-run --compare %t/plan/output_$i.npy %t/fused/output_$i.npy --rtol 0 --atol 0 || exit 1; done | FileCheck %s --check-prefix=MATCH
 // The partitioned program: the biases are the local slices of the columns.
 // RUN: autoshard-opt %s --autoshard-pipeline -o %t/p4.mlir
 // RUN: %mpirun -np 4 autoshard-run %t/p4.mlir --print-plan --output-dir %t/fused4 --timeout 60 | FileCheck %s --check-prefix=PART
