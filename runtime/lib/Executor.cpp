@@ -89,6 +89,15 @@ void Executor::foldZeroInits() {
 }
 
 std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
+  double runStart = profiler ? Profiler::now() : 0;
+  std::vector<Tensor> outputs = enqueue(inputs);
+  backend.synchronize();
+  if (profiler)
+    profiler->addRun(Profiler::now() - runStart);
+  return outputs;
+}
+
+std::vector<Tensor> Executor::enqueue(const std::vector<Tensor> &inputs) {
   std::vector<Tensor> env = bindInputs(inputs);
   // On an error, collectives still in flight must not outlive their buffers.
   struct Drain {
@@ -100,7 +109,6 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
       }
     }
   } drain{*this};
-  double runStart = profiler ? Profiler::now() : 0;
   for (current = 0; current < program.instructions.size(); ++current) {
     const Instruction &inst = program.instructions[current];
     if (skipped[current]) { // its only reader, a GEMM, overwrites instead
@@ -141,9 +149,6 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs) {
     outputs.push_back(env[out.value]);
   }
   dropPending();
-  backend.synchronize();
-  if (profiler)
-    profiler->addRun(Profiler::now() - runStart);
   return outputs;
 }
 
@@ -169,7 +174,7 @@ std::vector<Tensor> Executor::bindInputs(const std::vector<Tensor> &inputs) {
 void Executor::checkResults(const Instruction &inst,
                             const std::vector<Tensor> &env) const {
   for (ValueId id : inst.results) {
-    if (pending.count(id)) // checked when the exchange is awaited
+    if (!pending.empty() && pending.count(id)) // checked when awaited
       continue;
     const ValueInfo &info = program.values[id];
     if (env[id].isNull() || env[id].getDType() != info.type ||
@@ -255,7 +260,7 @@ Tensor Executor::takeInit(std::vector<Tensor> &env, ValueId id,
       std::count(inst.operands.begin(), inst.operands.end(), id) > 1;
   Tensor &init = env[id];
   if (lastUse[id] == instIndex && !usedTwice && init.isUnique()) {
-    Tensor t = init;
+    Tensor t = std::move(init);
     init = Tensor();
     return t;
   }
@@ -346,7 +351,7 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     Tensor c = options.accumulate ? takeInit(env, inst.operands[2], current)
                                   : fresh(0);
     backend.gemm(in(0), in(1), c, options);
-    res = c;
+    res = std::move(c);
     return;
   }
   case OpKind::Conv2D:
@@ -379,7 +384,7 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     SliceBounds b = resolveSlice(inst, /*next=*/2, env, backend);
     Tensor dest = takeInit(env, inst.operands[1], current);
     backend.insertSlice(in(0), dest, b.offsets, b.sizes, b.strides);
-    res = dest;
+    res = std::move(dest);
     return;
   }
   case OpKind::Concat: {
@@ -413,7 +418,7 @@ void Executor::executeWindow(const Instruction &inst,
   else
     backend.pool2d(in, out, inst.sizes, inst.strides, inst.offsets,
                    inst.dim == 0 ? ReductionKind::Max : ReductionKind::Sum);
-  env[inst.results[0]] = out;
+  env[inst.results[0]] = std::move(out);
 }
 
 void Executor::executeGeneric(const Instruction &inst,
@@ -436,7 +441,7 @@ void Executor::executeGeneric(const Instruction &inst,
   else
     backend.generic(g, ins, caps, outPtrs);
   for (int32_t k = 0; k < g.numOutputs; ++k)
-    env[inst.results[k]] = outs[k];
+    env[inst.results[k]] = std::move(outs[k]);
 }
 
 void Executor::executeProcessIndex(const Instruction &inst,

@@ -26,8 +26,17 @@ public:
   Executor(const Program &program, Backend &backend, Communicator &comm);
 
   /// Runs on local (shard) inputs in backend memory, one per program input
-  /// with the input value's type; returns the local outputs.
+  /// with the input value's type; returns the local outputs once the
+  /// backend has finished them (Backend::synchronize).
   std::vector<Tensor> run(const std::vector<Tensor> &inputs);
+
+  /// run() without its closing synchronize: returns once the work is queued
+  /// on the backend (the same as run() on the CPU). The outputs are valid to
+  /// every later use through the backend: download() waits for them and the
+  /// next kernel or run is queued behind them, so a caller that chains runs
+  /// (steps, a benchmark) waits once, not per run. A device fault shows at
+  /// the next synchronising call instead of here.
+  std::vector<Tensor> enqueue(const std::vector<Tensor> &inputs);
 
   /// Times every instruction into `profiler` from the next run on (null:
   /// stop). On a device backend each instruction is then synchronised.

@@ -1,0 +1,119 @@
+//===- ExecutorOverhead.cpp - Host cost of one executed instruction -------===//
+//
+// The executor's bookkeeping per instruction, on the CPU backend, with as
+// little backend work as possible so that the bookkeeping is what shows:
+//   matmul:  N chained [1x1] @ [1x1] matmuls, each into an Empty init that
+//            folds into the GEMM (2N instructions, N executed): what a GPU
+//            program pays per GEMM on the host besides the cuBLASLt call;
+//   reshape: N chained reshapes (no backend call at all).
+// Prints, per program, the best of REPS runs divided by the executed
+// instructions, for run() (which synchronises at the end; a no-op on the
+// CPU) and enqueue().
+//
+//   autoshard-bench-executor-overhead [N REPS]
+//
+//===----------------------------------------------------------------------===//
+
+#include "autoshard/Runtime/Executor.h"
+#include "autoshard/Runtime/HostIO.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace autoshard;
+using namespace autoshard::rt;
+
+static ProgramIO makeIO(ValueId v, const Shape &shape, const char *name) {
+  ProgramIO io;
+  io.value = v;
+  io.name = name;
+  io.globalShape = shape;
+  io.layout = TensorLayout::replicated(shape.size());
+  return io;
+}
+
+/// x_{l+1} = x_l @ w, N times, each product into a fresh Empty.
+static Program makeMatmulChain(int64_t n) {
+  Program p;
+  p.mesh = DeviceMesh({MeshAxis{"x", 1}});
+  ValueId x = p.addValue(DType::F32, {1, 1}), w = p.addValue(DType::F32, {1, 1});
+  p.inputs = {makeIO(x, {1, 1}, "x"), makeIO(w, {1, 1}, "w")};
+  for (int64_t l = 0; l < n; ++l) {
+    Instruction empty;
+    empty.kind = OpKind::Empty;
+    empty.results = {p.addValue(DType::F32, {1, 1})};
+    Instruction mm;
+    mm.kind = OpKind::Matmul;
+    mm.operands = {x, w, empty.results[0]};
+    mm.results = {p.addValue(DType::F32, {1, 1})};
+    x = mm.results[0];
+    p.instructions.push_back(empty);
+    p.instructions.push_back(mm);
+  }
+  p.outputs = {makeIO(x, {1, 1}, "y")};
+  return p;
+}
+
+/// N reshapes between [1x1] and [1].
+static Program makeReshapeChain(int64_t n) {
+  Program p;
+  p.mesh = DeviceMesh({MeshAxis{"x", 1}});
+  ValueId x = p.addValue(DType::F32, {1, 1});
+  p.inputs = {makeIO(x, {1, 1}, "x")};
+  for (int64_t l = 0; l < n; ++l) {
+    Shape shape = l % 2 ? Shape{1, 1} : Shape{1};
+    Instruction r;
+    r.kind = OpKind::Reshape;
+    r.operands = {x};
+    r.results = {p.addValue(DType::F32, shape)};
+    x = r.results[0];
+    p.instructions.push_back(r);
+  }
+  p.outputs = {makeIO(x, p.values[x].shape, "y")};
+  return p;
+}
+
+static double bestSeconds(int reps, const std::function<void()> &fn) {
+  fn(); // warm up: the pool fills
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    best = std::min(best, std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - t0)
+                              .count());
+  }
+  return best;
+}
+
+int main(int argc, char **argv) {
+  int64_t n = argc > 1 ? std::max(1LL, std::atoll(argv[1])) : 10000;
+  int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  std::printf("executor overhead on the cpu backend: %lld-instruction "
+              "chains, best of %d runs\n",
+              (long long)n, reps);
+  std::printf("%-8s %12s %14s %14s\n", "program", "executed", "run ns/inst",
+              "enqueue ns/inst");
+  struct Case {
+    const char *name;
+    Program program;
+    int64_t executed;
+  } cases[] = {{"matmul", makeMatmulChain(n), n},
+               {"reshape", makeReshapeChain(n), n}};
+  for (Case &c : cases) {
+    std::unique_ptr<Communicator> comm = createLocalCommunicator(c.program.mesh);
+    Executor exec(c.program, *cpu, *comm);
+    std::vector<Tensor> inputs;
+    for (size_t i = 0; i < c.program.inputs.size(); ++i)
+      inputs.push_back(makeSeededTensor(
+          DType::F32, c.program.values[c.program.inputs[i].value].shape, 1, i));
+    double tRun = bestSeconds(reps, [&] { exec.run(inputs); });
+    double tEnqueue = bestSeconds(reps, [&] { exec.enqueue(inputs); });
+    std::printf("%-8s %12lld %14.1f %14.1f\n", c.name, (long long)c.executed,
+                tRun / c.executed * 1e9, tEnqueue / c.executed * 1e9);
+  }
+  return 0;
+}
