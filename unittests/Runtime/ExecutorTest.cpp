@@ -238,3 +238,26 @@ TEST(ExecutorTest, AsynchronousExchangesAreAwaitedWhereRead) {
   // All three exchanges were in flight at once before the matmul read two.
   EXPECT_EQ(deferred.mostInFlight, 3u);
 }
+
+// enqueue() is run() without the closing synchronize: the same outputs, and
+// chained runs reuse the pool's buffers (the previous outputs released).
+TEST(ExecutorTest, EnqueueEqualsRun) {
+  Program p = makeReluMatmul();
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  std::unique_ptr<Communicator> comm = createLocalCommunicator(p.mesh);
+  Executor exec(p, *cpu, *comm);
+  Tensor x = makeSeededTensor(DType::F32, {4, 3}, 1, 0);
+  Tensor w = makeSeededTensor(DType::F32, {3, 2}, 1, 1);
+  std::vector<Tensor> want = exec.run({x, w});
+  for (int run = 0; run < 3; ++run) {
+    std::vector<Tensor> got = exec.enqueue({x, w});
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      double err = 0;
+      EXPECT_EQ(compareTensors(cpu->download(got[i]), want[i], 0, 0, err), "");
+    }
+  }
+  int64_t before = cpu->getMemoryStats().systemAllocations;
+  exec.enqueue({x, w});
+  EXPECT_EQ(cpu->getMemoryStats().systemAllocations, before);
+}
