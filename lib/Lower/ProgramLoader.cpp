@@ -109,6 +109,22 @@ private:
   LogicalResult setUpMesh(func::FuncOp func);
   LogicalResult checkTiedOutputs(func::FuncOp func, func::ReturnOp ret);
   LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerAnnotation(Operation *op);
+  LogicalResult lowerProcessMultiIndex(shard::ProcessMultiIndexOp op);
+  LogicalResult lowerProcessLinearIndex(Operation *op);
+  LogicalResult lowerSoftmax(linalg::SoftmaxOp op);
+  FailureOr<rt::Instruction *> emitOnValues(Operation *op, rt::OpKind kind,
+                                            ValueRange operands);
+  LogicalResult pushWithDynamic(Operation *op, rt::Instruction inst,
+                                rt::OpKind kind, std::vector<rt::ValueId> fixed,
+                                ArrayRef<rt::ValueId> dynamic);
+  LogicalResult lowerExtractSlice(tensor::ExtractSliceOp op);
+  LogicalResult lowerInsertSlice(tensor::InsertSliceOp op);
+  LogicalResult lowerConcat(tensor::ConcatOp op);
+  LogicalResult lowerPad(tensor::PadOp op);
+  LogicalResult lowerGather(tensor::GatherOp op);
+  LogicalResult lowerExtract(tensor::ExtractOp op);
+  LogicalResult lowerDim(tensor::DimOp op);
   LogicalResult lowerConstant(arith::ConstantOp op);
   LogicalResult lowerLinalg(linalg::LinalgOp op);
   LogicalResult lowerElementwise(Operation *op);
@@ -1143,278 +1159,290 @@ LogicalResult Loader::lowerCollective(Operation *op) {
   return success();
 }
 
+/// Dispatches one op of the entry function to the lowering for its kind,
+/// which emits its instructions; arith/math ops not matched above are
+/// elementwise.
 LogicalResult Loader::lowerOp(Operation *op) {
-  // Annotations: identities.
-  if (isa<dist::AnnotateOp, shard::ShardOp>(op)) {
-    FailureOr<rt::ValueId> id = lookup(op->getOperand(0), op);
-    if (failed(id))
-      return failure();
-    alias(op->getResult(0), *id);
-    return success();
-  }
-  if (isa<dist::ReshardOp>(op)) {
-    if (partitioned)
-      return op->emitError("autoshard-run: dist.reshard left in a "
-                           "partitioned program (run --dist-partition)");
-    FailureOr<rt::ValueId> id = lookup(op->getOperand(0), op);
-    if (failed(id))
-      return failure();
-    alias(op->getResult(0), *id);
-    return success();
-  }
+  if (isa<dist::AnnotateOp, shard::ShardOp, dist::ReshardOp>(op))
+    return lowerAnnotation(op);
   if (isa<shard::ShardingOp, shard::GridOp>(op))
     return success();
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return lowerConstant(c);
-  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
-    FailureOr<rt::ValueId> in = lookup(softmax.getInput(), op);
-    FailureOr<rt::ValueId> init = lookup(softmax.getOutput(), op);
-    if (failed(in) || failed(init))
-      return failure();
-    FailureOr<rt::ValueId> res = define(op->getResult(0));
-    if (failed(res))
-      return failure();
-    rt::Instruction &inst = emit(rt::OpKind::Softmax, op);
-    inst.operands = {*in, *init};
-    inst.results = {*res};
-    inst.dim = softmax.getDimension();
-    return success();
-  }
+  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op))
+    return lowerSoftmax(softmax);
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     return lowerLinalg(linalgOp);
   if (isa<shard::AllReduceOp, shard::AllGatherOp, shard::AllSliceOp,
           shard::ReduceScatterOp, shard::AllToAllOp, dist::PermuteOp,
           dist::MakePartialOp>(op))
     return lowerCollective(op);
-  if (auto pmi = dyn_cast<shard::ProcessMultiIndexOp>(op)) {
-    rt::Instruction inst;
-    inst.kind = rt::OpKind::ProcessIndex;
-    inst.location = describe(op);
-    auto axes = pmi.getAxes();
-    inst.perm.assign(axes.begin(), axes.end());
-    for (Value r : op->getResults()) {
-      FailureOr<rt::ValueId> id = define(r);
-      if (failed(id))
-        return failure();
-      inst.results.push_back(*id);
-    }
-    if (inst.perm.empty())
-      for (int64_t a = 0; a < program.mesh.getNumAxes(); ++a)
-        inst.perm.push_back(a);
-    if (inst.perm.size() != inst.results.size())
-      return op->emitError("autoshard-run: grid of ")
-             << inst.results.size() << " axes does not match mesh "
-             << program.mesh.str();
-    program.instructions.push_back(std::move(inst));
-    return success();
-  }
-  if (isa<shard::ProcessLinearIndexOp>(op)) {
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    rt::Instruction &inst = emit(rt::OpKind::ProcessIndex, op);
-    inst.dim = 1;
-    inst.results = {*id};
-    return success();
-  }
-  if (isa<tensor::EmptyOp>(op)) {
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    emit(rt::OpKind::Empty, op).results = {*id};
-    return success();
-  }
+  if (auto pmi = dyn_cast<shard::ProcessMultiIndexOp>(op))
+    return lowerProcessMultiIndex(pmi);
+  if (isa<shard::ProcessLinearIndexOp>(op))
+    return lowerProcessLinearIndex(op);
+  if (isa<tensor::EmptyOp>(op))
+    return emitOnValues(op, rt::OpKind::Empty, ValueRange());
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ReshapeOp,
-          tensor::CastOp>(op)) {
-    FailureOr<rt::ValueId> in = lookup(op->getOperand(0), op);
-    if (failed(in))
-      return failure();
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    rt::Instruction &inst = emit(rt::OpKind::Reshape, op);
-    inst.operands = {*in};
-    inst.results = {*id};
-    return success();
-  }
-  if (auto splat = dyn_cast<tensor::SplatOp>(op)) {
-    FailureOr<rt::ValueId> in = lookup(splat.getInput(), op);
-    if (failed(in))
-      return failure();
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    rt::Instruction &inst = emit(rt::OpKind::Fill, op);
-    inst.operands = {*in};
-    inst.results = {*id};
-    return success();
-  }
-  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-    rt::Instruction inst;
-    std::vector<rt::ValueId> dyn;
-    if (failed(dynamicList(op, slice.getMixedOffsets(), inst.offsets, dyn)) ||
-        failed(dynamicList(op, slice.getMixedSizes(), inst.sizes, dyn)) ||
-        failed(dynamicList(op, slice.getMixedStrides(), inst.strides, dyn)))
-      return failure();
-    FailureOr<rt::ValueId> src = lookup(slice.getSource(), op);
-    if (failed(src))
-      return failure();
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    inst.kind = rt::OpKind::ExtractSlice;
-    inst.location = describe(op);
-    inst.operands = {*src};
-    inst.operands.insert(inst.operands.end(), dyn.begin(), dyn.end());
-    inst.results = {*id};
-    program.instructions.push_back(std::move(inst));
-    return success();
-  }
-  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
-    rt::Instruction inst;
-    std::vector<rt::ValueId> dyn;
-    if (failed(dynamicList(op, insert.getMixedOffsets(), inst.offsets, dyn)) ||
-        failed(dynamicList(op, insert.getMixedSizes(), inst.sizes, dyn)) ||
-        failed(dynamicList(op, insert.getMixedStrides(), inst.strides, dyn)))
-      return failure();
-    FailureOr<rt::ValueId> src = lookup(insert.getSource(), op);
-    FailureOr<rt::ValueId> dest = lookup(insert.getDest(), op);
-    if (failed(src) || failed(dest))
-      return failure();
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    inst.kind = rt::OpKind::InsertSlice;
-    inst.location = describe(op);
-    inst.operands = {*src, *dest};
-    inst.operands.insert(inst.operands.end(), dyn.begin(), dyn.end());
-    inst.results = {*id};
-    program.instructions.push_back(std::move(inst));
-    return success();
-  }
-  if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
-    std::vector<rt::ValueId> pieces;
-    for (Value v : concat.getInputs()) {
-      FailureOr<rt::ValueId> id = lookup(v, op);
-      if (failed(id))
-        return failure();
-      pieces.push_back(*id);
-    }
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    rt::Instruction &inst = emit(rt::OpKind::Concat, op);
-    inst.operands = pieces;
-    inst.results = {*id};
-    inst.dim = concat.getDim();
-    return success();
-  }
-  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-    Value padValue = pad.getConstantPaddingValue();
-    if (!padValue)
-      return op->emitError("autoshard-run: tensor.pad must yield a constant "
-                           "or a value defined outside its region");
-    rt::Instruction inst;
-    std::vector<rt::ValueId> dyn;
-    if (failed(dynamicList(op, pad.getMixedLowPad(), inst.offsets, dyn)) ||
-        failed(dynamicList(op, pad.getMixedHighPad(), inst.sizes, dyn)))
-      return failure();
-    FailureOr<rt::ValueId> src = lookup(pad.getSource(), op);
-    if (failed(src))
-      return failure();
-    // A constant defined inside the region is materialised here.
-    rt::ValueId value;
-    if (auto it = ids.find(padValue); it != ids.end()) {
-      value = it->second;
-    } else if (auto c = padValue.getDefiningOp<arith::ConstantOp>()) {
-      if (failed(lowerConstant(c)))
-        return failure();
-      value = ids[padValue];
-    } else {
-      return op->emitError("autoshard-run: unsupported tensor.pad value");
-    }
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    inst.kind = rt::OpKind::Pad;
-    inst.location = describe(op);
-    inst.operands = {*src, value};
-    inst.operands.insert(inst.operands.end(), dyn.begin(), dyn.end());
-    inst.results = {*id};
-    program.instructions.push_back(std::move(inst));
-    return success();
-  }
-  if (auto gather = dyn_cast<tensor::GatherOp>(op)) {
-    FailureOr<rt::ValueId> src = lookup(gather.getSource(), op);
-    FailureOr<rt::ValueId> idx = lookup(gather.getIndices(), op);
-    if (failed(src) || failed(idx))
-      return failure();
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    rt::Instruction &inst = emit(rt::OpKind::Gather, op);
-    inst.operands = {*src, *idx};
-    inst.results = {*id};
-    inst.perm.assign(gather.getGatherDims().begin(),
-                     gather.getGatherDims().end());
-    return success();
-  }
-  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
-    // A zero-loop nest whose body reads the captured tensor.
-    auto spec = std::make_shared<rt::GenericSpec>();
-    spec->numInputs = extract.getIndices().size();
-    spec->numOutputs = 1;
-    spec->maps.resize(spec->numInputs + 1);
-    spec->numRegs = spec->numInputs + 1;
-    std::vector<rt::ValueId> operands;
-    for (Value v : extract.getIndices()) {
-      FailureOr<rt::ValueId> id = lookup(v, op);
-      if (failed(id))
-        return failure();
-      operands.push_back(*id);
-    }
-    BodyCompiler compiler(*spec, nullptr, [&](Value v, Operation *user) {
-      return lookup(v, user);
-    });
-    for (auto [i, v] : llvm::enumerate(extract.getIndices()))
-      compiler.bindArg(v, i);
-    if (failed(compiler.compile(op)))
-      return failure();
-    spec->yields = {spec->body.back().dst};
-    spec->numCaptures = 1;
-    rt::ValueId init = program.addValue(spec->body.back().type, {});
-    emit(rt::OpKind::Empty, op).results = {init};
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    rt::Instruction &inst = emit(rt::OpKind::Generic, op);
-    inst.operands = operands;
-    inst.operands.push_back(init);
-    inst.operands.push_back(compiler.getCaptures().front());
-    inst.results = {*id};
-    inst.generic = spec;
-    return success();
-  }
-  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
-    std::optional<int64_t> index = dim.getConstantIndex();
-    auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
-    if (!index || !type || type.isDynamicDim(*index))
-      return op->emitError("autoshard-run: tensor.dim must be static");
-    FailureOr<rt::ValueId> id = define(op->getResult(0));
-    if (failed(id))
-      return failure();
-    rt::Tensor t(rt::DType::I64, {});
-    t.setFromInt(0, type.getDimSize(*index));
-    rt::Instruction &inst = emit(rt::OpKind::Constant, op);
-    inst.results = {*id};
-    inst.constant = t;
-    return success();
-  }
+          tensor::CastOp>(op))
+    return emitOnValues(op, rt::OpKind::Reshape, op->getOperand(0));
+  if (auto splat = dyn_cast<tensor::SplatOp>(op))
+    return emitOnValues(op, rt::OpKind::Fill, splat.getInput());
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return lowerExtractSlice(slice);
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return lowerInsertSlice(insert);
+  if (auto concat = dyn_cast<tensor::ConcatOp>(op))
+    return lowerConcat(concat);
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    return lowerPad(pad);
+  if (auto gather = dyn_cast<tensor::GatherOp>(op))
+    return lowerGather(gather);
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+    return lowerExtract(extract);
+  if (auto dim = dyn_cast<tensor::DimOp>(op))
+    return lowerDim(dim);
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
       op->getNumResults() == 1)
     return lowerElementwise(op);
   return op->emitError("autoshard-run: unsupported op '")
          << op->getName() << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Annotations, mesh indices
+//===----------------------------------------------------------------------===//
+
+/// Annotations are identities: the result names the operand's buffer.
+LogicalResult Loader::lowerAnnotation(Operation *op) {
+  // A reshard in a partitioned program would move no data here: the
+  // partitioner, not the runtime, turns it into collectives.
+  if (isa<dist::ReshardOp>(op) && partitioned)
+    return op->emitError("autoshard-run: dist.reshard left in a "
+                         "partitioned program (run --dist-partition)");
+  FailureOr<rt::ValueId> id = lookup(op->getOperand(0), op);
+  if (failed(id))
+    return failure();
+  alias(op->getResult(0), *id);
+  return success();
+}
+
+LogicalResult Loader::lowerProcessMultiIndex(shard::ProcessMultiIndexOp op) {
+  rt::Instruction inst;
+  inst.kind = rt::OpKind::ProcessIndex;
+  inst.location = describe(op);
+  auto axes = op.getAxes();
+  inst.perm.assign(axes.begin(), axes.end());
+  for (Value r : op->getResults()) {
+    FailureOr<rt::ValueId> id = define(r);
+    if (failed(id))
+      return failure();
+    inst.results.push_back(*id);
+  }
+  // No axes listed: one index per mesh axis, in order.
+  if (inst.perm.empty())
+    for (int64_t a = 0; a < program.mesh.getNumAxes(); ++a)
+      inst.perm.push_back(a);
+  if (inst.perm.size() != inst.results.size())
+    return op->emitError("autoshard-run: grid of ")
+           << inst.results.size() << " axes does not match mesh "
+           << program.mesh.str();
+  program.instructions.push_back(std::move(inst));
+  return success();
+}
+
+LogicalResult Loader::lowerProcessLinearIndex(Operation *op) {
+  FailureOr<rt::Instruction *> inst =
+      emitOnValues(op, rt::OpKind::ProcessIndex, ValueRange());
+  if (failed(inst))
+    return failure();
+  (*inst)->dim = 1; // the linear index, not a per-axis one
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor ops
+//===----------------------------------------------------------------------===//
+
+/// Emits `kind` with `operands` in order and `op`'s one result; the caller
+/// sets the attributes.
+FailureOr<rt::Instruction *>
+Loader::emitOnValues(Operation *op, rt::OpKind kind, ValueRange operands) {
+  std::vector<rt::ValueId> ins;
+  bool found = true;
+  for (Value v : operands) {
+    FailureOr<rt::ValueId> id = lookup(v, op);
+    found &= succeeded(id);
+    if (succeeded(id))
+      ins.push_back(*id);
+  }
+  if (!found)
+    return failure();
+  FailureOr<rt::ValueId> res = define(op->getResult(0));
+  if (failed(res))
+    return failure();
+  rt::Instruction &inst = emit(kind, op);
+  inst.operands = std::move(ins);
+  inst.results = {*res};
+  return &inst;
+}
+
+LogicalResult Loader::lowerSoftmax(linalg::SoftmaxOp op) {
+  FailureOr<rt::Instruction *> inst = emitOnValues(
+      op, rt::OpKind::Softmax, {op.getInput(), op.getOutput()});
+  if (failed(inst))
+    return failure();
+  (*inst)->dim = op.getDimension();
+  return success();
+}
+
+/// Finishes a slice-like instruction whose static offsets/sizes/strides are
+/// already set: its operands are `fixed` then the dynamic index values.
+LogicalResult Loader::pushWithDynamic(Operation *op, rt::Instruction inst,
+                                      rt::OpKind kind,
+                                      std::vector<rt::ValueId> fixed,
+                                      ArrayRef<rt::ValueId> dynamic) {
+  FailureOr<rt::ValueId> id = define(op->getResult(0));
+  if (failed(id))
+    return failure();
+  inst.kind = kind;
+  inst.location = describe(op);
+  inst.operands = std::move(fixed);
+  inst.operands.insert(inst.operands.end(), dynamic.begin(), dynamic.end());
+  inst.results = {*id};
+  program.instructions.push_back(std::move(inst));
+  return success();
+}
+
+LogicalResult Loader::lowerExtractSlice(tensor::ExtractSliceOp op) {
+  rt::Instruction inst;
+  std::vector<rt::ValueId> dyn;
+  if (failed(dynamicList(op, op.getMixedOffsets(), inst.offsets, dyn)) ||
+      failed(dynamicList(op, op.getMixedSizes(), inst.sizes, dyn)) ||
+      failed(dynamicList(op, op.getMixedStrides(), inst.strides, dyn)))
+    return failure();
+  FailureOr<rt::ValueId> src = lookup(op.getSource(), op);
+  if (failed(src))
+    return failure();
+  return pushWithDynamic(op, std::move(inst), rt::OpKind::ExtractSlice, {*src},
+                         dyn);
+}
+
+LogicalResult Loader::lowerInsertSlice(tensor::InsertSliceOp op) {
+  rt::Instruction inst;
+  std::vector<rt::ValueId> dyn;
+  if (failed(dynamicList(op, op.getMixedOffsets(), inst.offsets, dyn)) ||
+      failed(dynamicList(op, op.getMixedSizes(), inst.sizes, dyn)) ||
+      failed(dynamicList(op, op.getMixedStrides(), inst.strides, dyn)))
+    return failure();
+  FailureOr<rt::ValueId> src = lookup(op.getSource(), op);
+  FailureOr<rt::ValueId> dest = lookup(op.getDest(), op);
+  if (failed(src) || failed(dest))
+    return failure();
+  return pushWithDynamic(op, std::move(inst), rt::OpKind::InsertSlice,
+                         {*src, *dest}, dyn);
+}
+
+LogicalResult Loader::lowerConcat(tensor::ConcatOp op) {
+  FailureOr<rt::Instruction *> inst =
+      emitOnValues(op, rt::OpKind::Concat, op.getInputs());
+  if (failed(inst))
+    return failure();
+  (*inst)->dim = op.getDim();
+  return success();
+}
+
+/// Low pads go in `offsets`, high pads in `sizes`; the pad value is the
+/// second operand.
+LogicalResult Loader::lowerPad(tensor::PadOp op) {
+  Value padValue = op.getConstantPaddingValue();
+  if (!padValue)
+    return op->emitError("autoshard-run: tensor.pad must yield a constant "
+                         "or a value defined outside its region");
+  rt::Instruction inst;
+  std::vector<rt::ValueId> dyn;
+  if (failed(dynamicList(op, op.getMixedLowPad(), inst.offsets, dyn)) ||
+      failed(dynamicList(op, op.getMixedHighPad(), inst.sizes, dyn)))
+    return failure();
+  FailureOr<rt::ValueId> src = lookup(op.getSource(), op);
+  if (failed(src))
+    return failure();
+  // A constant defined inside the region is materialised here.
+  rt::ValueId value;
+  if (auto it = ids.find(padValue); it != ids.end()) {
+    value = it->second;
+  } else if (auto c = padValue.getDefiningOp<arith::ConstantOp>()) {
+    if (failed(lowerConstant(c)))
+      return failure();
+    value = ids[padValue];
+  } else {
+    return op->emitError("autoshard-run: unsupported tensor.pad value");
+  }
+  return pushWithDynamic(op, std::move(inst), rt::OpKind::Pad, {*src, value},
+                         dyn);
+}
+
+LogicalResult Loader::lowerGather(tensor::GatherOp op) {
+  FailureOr<rt::Instruction *> inst = emitOnValues(
+      op, rt::OpKind::Gather, {op.getSource(), op.getIndices()});
+  if (failed(inst))
+    return failure();
+  (*inst)->perm.assign(op.getGatherDims().begin(), op.getGatherDims().end());
+  return success();
+}
+
+/// A top-level tensor.extract is a zero-loop nest whose body reads the
+/// captured tensor, so it reuses the generic loop-nest machinery.
+LogicalResult Loader::lowerExtract(tensor::ExtractOp op) {
+  auto spec = std::make_shared<rt::GenericSpec>();
+  spec->numInputs = op.getIndices().size();
+  spec->numOutputs = 1;
+  spec->maps.resize(spec->numInputs + 1);
+  spec->numRegs = spec->numInputs + 1;
+  std::vector<rt::ValueId> operands;
+  for (Value v : op.getIndices()) {
+    FailureOr<rt::ValueId> id = lookup(v, op);
+    if (failed(id))
+      return failure();
+    operands.push_back(*id);
+  }
+  BodyCompiler compiler(*spec, nullptr, [&](Value v, Operation *user) {
+    return lookup(v, user);
+  });
+  for (auto [i, v] : llvm::enumerate(op.getIndices()))
+    compiler.bindArg(v, i);
+  if (failed(compiler.compile(op)))
+    return failure();
+  spec->yields = {spec->body.back().dst};
+  spec->numCaptures = 1;
+  rt::ValueId init = program.addValue(spec->body.back().type, {});
+  emit(rt::OpKind::Empty, op).results = {init};
+  FailureOr<rt::ValueId> id = define(op->getResult(0));
+  if (failed(id))
+    return failure();
+  rt::Instruction &inst = emit(rt::OpKind::Generic, op);
+  inst.operands = operands;
+  inst.operands.push_back(init);
+  inst.operands.push_back(compiler.getCaptures().front());
+  inst.results = {*id};
+  inst.generic = spec;
+  return success();
+}
+
+/// A static tensor.dim is a constant; shapes are static in a plan.
+LogicalResult Loader::lowerDim(tensor::DimOp op) {
+  std::optional<int64_t> index = op.getConstantIndex();
+  auto type = dyn_cast<RankedTensorType>(op.getSource().getType());
+  if (!index || !type || type.isDynamicDim(*index))
+    return op->emitError("autoshard-run: tensor.dim must be static");
+  FailureOr<rt::Instruction *> inst =
+      emitOnValues(op, rt::OpKind::Constant, ValueRange());
+  if (failed(inst))
+    return failure();
+  rt::Tensor t(rt::DType::I64, {});
+  t.setFromInt(0, type.getDimSize(*index));
+  (*inst)->constant = t;
+  return success();
 }
 
 } // namespace
