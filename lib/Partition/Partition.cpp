@@ -91,6 +91,7 @@ private:
   LogicalResult partitionReshard(dist::ReshardOp op);
   LogicalResult checkOperands(Operation *op, StrategyAttr strategy,
                               ArrayRef<TensorLayout> resultLayouts);
+  LogicalResult checkCaptures(Operation *op);
   LogicalResult localise(Operation *op, ArrayRef<TensorLayout> resultLayouts);
   LogicalResult setLocalResultTypes(Operation *op,
                                     ArrayRef<TensorLayout> resultLayouts);
@@ -273,7 +274,8 @@ LogicalResult FuncPartitioner::partitionOp(Operation *op) {
   SmallVector<TensorLayout, 1> resultLayouts;
   for (LayoutAttr l : strategy.getResults())
     resultLayouts.push_back(l.toTensorLayout());
-  if (failed(checkOperands(op, strategy, resultLayouts)))
+  if (failed(checkOperands(op, strategy, resultLayouts)) ||
+      failed(checkCaptures(op)))
     return failure();
   for (auto [r, l] : llvm::zip(op->getResults(), resultLayouts))
     record(r, cast<RankedTensorType>(r.getType()), l);
@@ -324,6 +326,40 @@ LogicalResult FuncPartitioner::checkOperands(Operation *op,
                            << str(want) << " (a dist.reshard is missing)";
   }
   return success();
+}
+
+/// A tensor read inside `op`'s regions but defined outside them (a capture:
+/// tensor.extract in a linalg body) is indexed by the body with global
+/// indices, and localising the op leaves those indices global: a split
+/// capture would be read at global positions of its local shard (a wrong
+/// value, or out of bounds). Propagation puts a replicated dist.annotate in
+/// front of each capture (Captures.cpp); a hand-written program must too.
+LogicalResult FuncPartitioner::checkCaptures(Operation *op) {
+  if (op->getNumRegions() == 0)
+    return success();
+  WalkResult walk = op->walk([&](Operation *inner) {
+    if (inner == op)
+      return WalkResult::advance();
+    for (auto [i, v] : llvm::enumerate(inner->getOperands())) {
+      // Only tensors of the function's body have a layout.
+      auto it = layouts.find(v);
+      if (!isa<RankedTensorType>(v.getType()) || it == layouts.end() ||
+          it->second.isReplicated())
+        continue;
+      InFlightDiagnostic diag =
+          inner->emitError()
+          << "operand #" << i << " is a tensor captured from outside the "
+          << "region of '" << op->getName() << "' with layout "
+          << str(it->second)
+          << "; a captured tensor must be replicated (a dist.reshard to "
+          << str(TensorLayout::replicated(it->second.getRank()))
+          << " is missing)";
+      diag.attachNote(op->getLoc()) << "captured by this op";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//
