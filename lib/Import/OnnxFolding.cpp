@@ -12,6 +12,7 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -320,7 +321,8 @@ FailureOr<HostTensor> autoshard::onnx_import::readNpyHost(StringRef path,
     size_t k = header.find(key);
     return k == StringRef::npos ? StringRef() : header.substr(k + key.size());
   };
-  StringRef descr = field("'descr': '").take_until([](char c) { return c == '\''; });
+  StringRef descr =
+      field("'descr': '").take_until([](char c) { return c == '\''; });
   if (field("'fortran_order': ").starts_with("True")) {
     error = "'" + path.str() + "' is in Fortran order; save it in C order";
     return failure();
@@ -501,222 +503,243 @@ static bool foldableCount(ArrayRef<int64_t> shape) {
   return true;
 }
 
-FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
-  if (opType == "Constant") {
-    const onnx::AttributeProto *a = nullptr;
-    for (const onnx::AttributeProto &at : node->attribute())
-      a = &at;
-    if (!a)
-      return error() << "has no value attribute", failure();
-    HostTensor t;
-    StringRef n = a->name();
-    if (n == "value") {
-      std::string err;
-      FailureOr<HostTensor> h = readTensorProto(a->t(), "", err);
-      if (failed(h))
-        return error() << "value: " << err, failure();
-      t = std::move(*h);
-    } else if (n == "value_float") {
-      t.kind = ElemKind::F32;
-      t.f = {a->f()};
-    } else if (n == "value_floats") {
-      t.kind = ElemKind::F32;
-      t.f.assign(a->floats().begin(), a->floats().end());
-      t.shape = {static_cast<int64_t>(t.f.size())};
-    } else if (n == "value_int") {
-      t.kind = ElemKind::I64;
-      t.i = {a->i()};
-    } else if (n == "value_ints") {
-      t.kind = ElemKind::I64;
-      t.i.assign(a->ints().begin(), a->ints().end());
-      t.shape = {static_cast<int64_t>(t.i.size())};
-    } else {
-      return error() << "attribute '" << n << "' is not supported", failure();
-    }
-    setOutput(0, std::move(t));
-    return true;
-  }
-  if (opType == "Shape") {
-    const Val &x = in(0);
-    int64_t rank = x.rank();
-    int64_t start = attrInt("start", 0), end = attrInt("end", rank);
-    if (start < 0)
-      start += rank;
-    if (end < 0)
-      end += rank;
-    start = std::clamp<int64_t>(start, 0, rank);
-    end = std::clamp<int64_t>(end, 0, rank);
-    HostTensor t;
-    t.kind = ElemKind::I64;
-    for (int64_t d = start; d < end; ++d)
-      t.i.push_back(x.shape[d]);
-    t.shape = {static_cast<int64_t>(t.i.size())};
-    setOutput(0, std::move(t));
-    return true;
-  }
-  if (opType == "ConstantOfShape") {
-    FailureOr<std::vector<int64_t>> shape = constInts(0, "the shape");
-    if (failed(shape))
-      return failure();
-    HostTensor t;
+//===----------------------------------------------------------------------===//
+// Fold rules: one per op family. Each returns true when it set the node's
+// outputs, false to leave the node to its converter, failure on bad input.
+//===----------------------------------------------------------------------===//
+
+namespace {
+using FoldRule = FailureOr<bool> (*)(NodeImporter &, StringRef opType);
+
+/// Constant: its one attribute is the value.
+FailureOr<bool> foldConstant(NodeImporter &n, StringRef) {
+  const onnx::AttributeProto *a = nullptr;
+  for (const onnx::AttributeProto &at : n.getNode().attribute())
+    a = &at;
+  if (!a)
+    return n.error() << "has no value attribute", failure();
+  HostTensor t;
+  StringRef name = a->name();
+  if (name == "value") {
+    std::string err;
+    FailureOr<HostTensor> h = readTensorProto(a->t(), "", err);
+    if (failed(h))
+      return n.error() << "value: " << err, failure();
+    t = std::move(*h);
+  } else if (name == "value_float") {
     t.kind = ElemKind::F32;
-    double v = 0.0;
-    if (const onnx::AttributeProto *a = attr("value")) {
-      std::string err;
-      FailureOr<HostTensor> h = readTensorProto(a->t(), "", err);
-      if (failed(h) || h->numel() != 1)
-        return error() << "value must be a one-element tensor", failure();
-      t.kind = h->kind;
-      v = h->getF(0);
-    }
-    if (!foldableCount(*shape))
-      return error() << "shape has a negative dim or more than "
+    t.f = {a->f()};
+  } else if (name == "value_floats") {
+    t.kind = ElemKind::F32;
+    t.f.assign(a->floats().begin(), a->floats().end());
+    t.shape = {static_cast<int64_t>(t.f.size())};
+  } else if (name == "value_int") {
+    t.kind = ElemKind::I64;
+    t.i = {a->i()};
+  } else if (name == "value_ints") {
+    t.kind = ElemKind::I64;
+    t.i.assign(a->ints().begin(), a->ints().end());
+    t.shape = {static_cast<int64_t>(t.i.size())};
+  } else {
+    return n.error() << "attribute '" << name << "' is not supported",
+           failure();
+  }
+  n.setOutput(0, std::move(t));
+  return true;
+}
+
+/// Shape: known from the input's static shape, whether or not its values are.
+FailureOr<bool> foldShape(NodeImporter &n, StringRef) {
+  const Val &x = n.in(0);
+  int64_t rank = x.rank();
+  int64_t start = n.attrInt("start", 0), end = n.attrInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, 0, rank);
+  HostTensor t;
+  t.kind = ElemKind::I64;
+  for (int64_t d = start; d < end; ++d)
+    t.i.push_back(x.shape[d]);
+  t.shape = {static_cast<int64_t>(t.i.size())};
+  n.setOutput(0, std::move(t));
+  return true;
+}
+
+FailureOr<bool> foldConstantOfShape(NodeImporter &n, StringRef) {
+  FailureOr<std::vector<int64_t>> shape = n.constInts(0, "the shape");
+  if (failed(shape))
+    return failure();
+  HostTensor t;
+  t.kind = ElemKind::F32;
+  double v = 0.0;
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    std::string err;
+    FailureOr<HostTensor> h = readTensorProto(a->t(), "", err);
+    if (failed(h) || h->numel() != 1)
+      return n.error() << "value must be a one-element tensor", failure();
+    t.kind = h->kind;
+    v = h->getF(0);
+  }
+  if (!foldableCount(*shape))
+    return n.error() << "shape has a negative dim or more than "
                      << kMaxFoldedElements << " elements",
-             failure();
-    t.shape = *shape;
-    for (int64_t k = 0, n = t.numel(); k < n; ++k)
-      t.push(v);
-    setOutput(0, std::move(t));
-    return true;
-  }
-  // Everything else folds only when every input is known.
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (hasInput(i) && !in(i).isConstant())
-      return false;
-  if (inputs.empty())
-    return false;
-  const HostTensor &x = *in(0).constant;
-  if (opType == "Identity" || opType == "Dropout") {
-    setOutput(0, in(0));
-    return opType == "Identity" || node->output_size() < 2;
-  }
-  auto binary =
-      [&](ElemKind outKind, std::function<double(double, double)> f,
-          std::function<int64_t(int64_t, int64_t)> g) -> FailureOr<bool> {
-    const HostTensor &y = *in(1).constant;
-    std::optional<HostTensor> r = hostElementwise(
-        {&x, &y}, outKind, x.isFloat() || y.isFloat(),
-        [&](ArrayRef<double> a) { return f(a[0], a[1]); },
-        [&](ArrayRef<int64_t> a) { return g(a[0], a[1]); });
-    if (!r)
-      return error() << "input shapes do not broadcast", failure();
-    setOutput(0, std::move(*r));
-    return true;
-  };
+           failure();
+  t.shape = *shape;
+  for (int64_t k = 0, e = t.numel(); k < e; ++k)
+    t.push(v);
+  n.setOutput(0, std::move(t));
+  return true;
+}
+
+/// Identity, and Dropout at inference unless its mask output is wanted.
+FailureOr<bool> foldIdentity(NodeImporter &n, StringRef opType) {
+  n.setOutput(0, n.in(0));
+  return opType == "Identity" || n.getNode().output_size() < 2;
+}
+
+FailureOr<bool> applyBinary(NodeImporter &n, ElemKind outKind,
+                            std::function<double(double, double)> f,
+                            std::function<int64_t(int64_t, int64_t)> g) {
+  const HostTensor &x = *n.in(0).constant, &y = *n.in(1).constant;
+  std::optional<HostTensor> r = hostElementwise(
+      {&x, &y}, outKind, x.isFloat() || y.isFloat(),
+      [&](ArrayRef<double> a) { return f(a[0], a[1]); },
+      [&](ArrayRef<int64_t> a) { return g(a[0], a[1]); });
+  if (!r)
+    return n.error() << "input shapes do not broadcast", failure();
+  n.setOutput(0, std::move(*r));
+  return true;
+}
+
+/// Arithmetic keeps input #0's type; comparisons give bool.
+FailureOr<bool> foldBinary(NodeImporter &n, StringRef opType) {
+  const HostTensor &x = *n.in(0).constant;
   ElemKind k = x.kind;
   if (opType == "Add")
-    return binary(k, std::plus<double>(), std::plus<int64_t>());
+    return applyBinary(n, k, std::plus<double>(), std::plus<int64_t>());
   if (opType == "Sub")
-    return binary(k, std::minus<double>(), std::minus<int64_t>());
+    return applyBinary(n, k, std::minus<double>(), std::minus<int64_t>());
   if (opType == "Mul")
-    return binary(k, std::multiplies<double>(), std::multiplies<int64_t>());
+    return applyBinary(n, k, std::multiplies<double>(),
+                       std::multiplies<int64_t>());
   if (opType == "Div") {
     if (!x.isFloat())
-      for (int64_t v : in(1).constant->i)
+      for (int64_t v : n.in(1).constant->i)
         if (v == 0)
-          return error() << "integer division by zero", failure();
-    return binary(k, std::divides<double>(), std::divides<int64_t>());
+          return n.error() << "integer division by zero", failure();
+    return applyBinary(n, k, std::divides<double>(), std::divides<int64_t>());
   }
   if (opType == "Pow")
-    return binary(
-        k, [](double a, double b) { return std::pow(a, b); },
+    return applyBinary(
+        n, k, [](double a, double b) { return std::pow(a, b); },
         [](int64_t a, int64_t b) {
           return static_cast<int64_t>(std::pow(a, b));
         });
   if (opType == "Equal")
-    return binary(
-        ElemKind::Bool, [](double a, double b) { return a == b; },
+    return applyBinary(
+        n, ElemKind::Bool, [](double a, double b) { return a == b; },
         [](int64_t a, int64_t b) { return a == b; });
   if (opType == "Less")
-    return binary(
-        ElemKind::Bool, [](double a, double b) { return a < b; },
+    return applyBinary(
+        n, ElemKind::Bool, [](double a, double b) { return a < b; },
         [](int64_t a, int64_t b) { return a < b; });
-  if (opType == "Greater")
-    return binary(
-        ElemKind::Bool, [](double a, double b) { return a > b; },
-        [](int64_t a, int64_t b) { return a > b; });
-  if (opType == "Where") {
-    const HostTensor &y = *in(1).constant, &z = *in(2).constant;
-    std::optional<HostTensor> r = hostElementwise(
-        {&x, &y, &z}, y.kind, y.isFloat(),
-        [](ArrayRef<double> a) { return a[0] != 0 ? a[1] : a[2]; },
-        [](ArrayRef<int64_t> a) { return a[0] != 0 ? a[1] : a[2]; });
-    if (!r)
-      return error() << "input shapes do not broadcast", failure();
-    setOutput(0, std::move(*r));
-    return true;
+  assert(opType == "Greater" && "foldBinary registered for another op");
+  return applyBinary(
+      n, ElemKind::Bool, [](double a, double b) { return a > b; },
+      [](int64_t a, int64_t b) { return a > b; });
+}
+
+FailureOr<bool> foldWhere(NodeImporter &n, StringRef) {
+  const HostTensor &x = *n.in(0).constant, &y = *n.in(1).constant,
+                   &z = *n.in(2).constant;
+  std::optional<HostTensor> r = hostElementwise(
+      {&x, &y, &z}, y.kind, y.isFloat(),
+      [](ArrayRef<double> a) { return a[0] != 0 ? a[1] : a[2]; },
+      [](ArrayRef<int64_t> a) { return a[0] != 0 ? a[1] : a[2]; });
+  if (!r)
+    return n.error() << "input shapes do not broadcast", failure();
+  n.setOutput(0, std::move(*r));
+  return true;
+}
+
+/// Neg; Sqrt of a float tensor (an integer Sqrt is left to its converter).
+FailureOr<bool> foldUnary(NodeImporter &n, StringRef opType) {
+  const HostTensor &x = *n.in(0).constant;
+  if (opType == "Sqrt" && !x.isFloat())
+    return false;
+  bool neg = opType == "Neg";
+  std::optional<HostTensor> r = hostElementwise(
+      {&x}, x.kind, x.isFloat(),
+      [&](ArrayRef<double> a) { return neg ? -a[0] : std::sqrt(a[0]); },
+      [&](ArrayRef<int64_t> a) { return neg ? -a[0] : a[0]; });
+  n.setOutput(0, std::move(*r));
+  return true;
+}
+
+FailureOr<bool> foldCast(NodeImporter &n, StringRef) {
+  const HostTensor &x = *n.in(0).constant;
+  const onnx::AttributeProto *to = n.attr("to");
+  std::optional<ElemKind> kind = to ? elemKindFromOnnx(to->i()) : std::nullopt;
+  if (!kind)
+    return false; // convertCast reports it
+  HostTensor r;
+  r.kind = *kind;
+  r.shape = x.shape;
+  for (int64_t e = 0; e < x.numel(); ++e) {
+    if (x.isFloat() && !r.isFloat())
+      r.pushI(*kind == ElemKind::Bool ? x.f[e] != 0.0 : int64_t(x.f[e]));
+    else if (x.isFloat())
+      r.push(*kind == ElemKind::F32 ? double(float(x.f[e])) : x.f[e]);
+    else
+      r.pushI(x.i[e]);
   }
-  auto unary = [&](std::function<double(double)> f,
-                   std::function<int64_t(int64_t)> g) -> FailureOr<bool> {
-    std::optional<HostTensor> r = hostElementwise(
-        {&x}, x.kind, x.isFloat(), [&](ArrayRef<double> a) { return f(a[0]); },
-        [&](ArrayRef<int64_t> a) { return g(a[0]); });
-    setOutput(0, std::move(*r));
-    return true;
-  };
-  if (opType == "Neg")
-    return unary([](double a) { return -a; }, [](int64_t a) { return -a; });
-  if (opType == "Sqrt" && x.isFloat())
-    return unary([](double a) { return std::sqrt(a); },
-                 [](int64_t a) { return a; });
-  if (opType == "Cast") {
-    const onnx::AttributeProto *to = attr("to");
-    std::optional<ElemKind> kind =
-        to ? elemKindFromOnnx(to->i()) : std::nullopt;
-    if (!kind)
-      return false; // convertCast reports it
-    HostTensor r;
-    r.kind = *kind;
-    r.shape = x.shape;
-    for (int64_t e = 0; e < x.numel(); ++e) {
-      if (x.isFloat() && !r.isFloat())
-        r.pushI(*kind == ElemKind::Bool ? x.f[e] != 0.0 : int64_t(x.f[e]));
-      else if (x.isFloat())
-        r.push(*kind == ElemKind::F32 ? double(float(x.f[e])) : x.f[e]);
-      else
-        r.pushI(x.i[e]);
-    }
-    setOutput(0, std::move(r));
-    return true;
-  }
-  if (opType == "Range") {
-    double start = x.getF(0), limit = in(1).constant->getF(0),
-           delta = in(2).constant->getF(0);
-    if (delta == 0)
-      return error() << "delta is zero", failure();
-    HostTensor r;
-    r.kind = x.kind;
-    double count = std::max(0.0, std::ceil((limit - start) / delta));
-    if (!(count <= double(kMaxFoldedElements)))
-      return error() << "makes more than " << kMaxFoldedElements
+  n.setOutput(0, std::move(r));
+  return true;
+}
+
+FailureOr<bool> foldRange(NodeImporter &n, StringRef) {
+  const HostTensor &x = *n.in(0).constant;
+  double start = x.getF(0), limit = n.in(1).constant->getF(0),
+         delta = n.in(2).constant->getF(0);
+  if (delta == 0)
+    return n.error() << "delta is zero", failure();
+  HostTensor r;
+  r.kind = x.kind;
+  double count = std::max(0.0, std::ceil((limit - start) / delta));
+  if (!(count <= double(kMaxFoldedElements)))
+    return n.error() << "makes more than " << kMaxFoldedElements
                      << " elements (or a NaN count)",
-             failure();
-    int64_t n = static_cast<int64_t>(count);
-    r.shape = {n};
-    for (int64_t e = 0; e < n; ++e)
-      r.push(start + e * delta);
-    setOutput(0, std::move(r));
-    return true;
-  }
-  if (opType == "Gather") {
-    const HostTensor &idx = *in(1).constant;
-    int64_t axis = attrInt("axis", 0);
-    if (failed(normalizeAxis(axis, x.shape.size())))
-      return failure();
-    std::vector<int64_t> out(x.shape.begin(), x.shape.begin() + axis);
-    out.insert(out.end(), idx.shape.begin(), idx.shape.end());
-    out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
-    for (int64_t e = 0; e < idx.numel(); ++e) {
-      int64_t v = idx.getI(e);
-      if (v < -x.shape[axis] || v >= x.shape[axis])
-        return error() << "index " << v << " is out of range for dim "
+           failure();
+  int64_t num = static_cast<int64_t>(count);
+  r.shape = {num};
+  for (int64_t e = 0; e < num; ++e)
+    r.push(start + e * delta);
+  n.setOutput(0, std::move(r));
+  return true;
+}
+
+FailureOr<bool> foldGather(NodeImporter &n, StringRef) {
+  const HostTensor &x = *n.in(0).constant, &idx = *n.in(1).constant;
+  int64_t axis = n.attrInt("axis", 0);
+  if (failed(n.normalizeAxis(axis, x.shape.size())))
+    return failure();
+  std::vector<int64_t> out(x.shape.begin(), x.shape.begin() + axis);
+  out.insert(out.end(), idx.shape.begin(), idx.shape.end());
+  out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
+  for (int64_t e = 0; e < idx.numel(); ++e) {
+    int64_t v = idx.getI(e);
+    if (v < -x.shape[axis] || v >= x.shape[axis])
+      return n.error() << "index " << v << " is out of range for dim "
                        << x.shape[axis],
-               failure();
-    }
-    std::vector<int64_t> xs = rowMajorStrides(x.shape),
-                         is = rowMajorStrides(idx.shape);
-    int64_t q = idx.shape.size();
-    setOutput(0, gatherHost(x, out, [&](ArrayRef<int64_t> o) {
+             failure();
+  }
+  std::vector<int64_t> xs = rowMajorStrides(x.shape),
+                       is = rowMajorStrides(idx.shape);
+  int64_t q = idx.shape.size();
+  n.setOutput(0, gatherHost(x, out, [&](ArrayRef<int64_t> o) {
                 int64_t flat = 0, ii = 0;
                 for (int64_t d = 0; d < q; ++d)
                   ii += o[axis + d] * is[d];
@@ -730,66 +753,99 @@ FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
                   flat += o[d - 1 + q] * xs[d];
                 return flat;
               }));
-    return true;
-  }
-  if (opType == "Transpose") {
-    std::vector<int64_t> perm;
-    if (std::optional<std::vector<int64_t>> p = attrInts("perm"))
-      perm = *p;
-    else
-      for (int64_t d = x.shape.size() - 1; d >= 0; --d)
-        perm.push_back(d);
-    if (perm.size() != x.shape.size())
-      return false;
-    std::vector<int64_t> out, xs = rowMajorStrides(x.shape);
-    for (int64_t p : perm)
-      out.push_back(x.shape[p]);
-    setOutput(0, gatherHost(x, out, [&](ArrayRef<int64_t> o) {
+  return true;
+}
+
+FailureOr<bool> foldTranspose(NodeImporter &n, StringRef) {
+  const HostTensor &x = *n.in(0).constant;
+  std::vector<int64_t> perm;
+  if (std::optional<std::vector<int64_t>> p = n.attrInts("perm"))
+    perm = *p;
+  else
+    for (int64_t d = x.shape.size() - 1; d >= 0; --d)
+      perm.push_back(d);
+  if (perm.size() != x.shape.size())
+    return false;
+  std::vector<int64_t> out, xs = rowMajorStrides(x.shape);
+  for (int64_t p : perm)
+    out.push_back(x.shape[p]);
+  n.setOutput(0, gatherHost(x, out, [&](ArrayRef<int64_t> o) {
                 int64_t flat = 0;
                 for (size_t d = 0; d < perm.size(); ++d)
                   flat += o[d] * xs[perm[d]];
                 return flat;
               }));
-    return true;
+  return true;
+}
+
+FailureOr<bool> foldConcat(NodeImporter &n, StringRef) {
+  const HostTensor &x = *n.in(0).constant;
+  int64_t axis = n.attrInt("axis", 0);
+  if (failed(n.normalizeAxis(axis, x.shape.size())))
+    return failure();
+  HostTensor r;
+  r.kind = x.kind;
+  r.shape = x.shape;
+  r.shape[axis] = 0;
+  std::vector<const HostTensor *> parts;
+  for (int64_t i = 0; i < n.numInputs(); ++i) {
+    if (!n.hasInput(i))
+      continue;
+    const HostTensor &p = *n.in(i).constant;
+    if (p.shape.size() != x.shape.size())
+      return n.error() << "inputs differ in rank", failure();
+    r.shape[axis] += p.shape[axis];
+    parts.push_back(&p);
   }
-  if (opType == "Concat") {
-    int64_t axis = attrInt("axis", 0);
-    if (failed(normalizeAxis(axis, x.shape.size())))
-      return failure();
-    HostTensor r;
-    r.kind = x.kind;
-    r.shape = x.shape;
-    r.shape[axis] = 0;
-    std::vector<const HostTensor *> parts;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!hasInput(i))
-        continue;
-      const HostTensor &p = *in(i).constant;
-      if (p.shape.size() != x.shape.size())
-        return error() << "inputs differ in rank", failure();
-      r.shape[axis] += p.shape[axis];
-      parts.push_back(&p);
-    }
-    int64_t outer = 1;
-    for (int64_t d = 0; d < axis; ++d)
-      outer *= x.shape[d];
-    for (int64_t o = 0; o < outer; ++o) {
-      for (const HostTensor *p : parts) {
-        int64_t chunk = p->numel() / std::max<int64_t>(outer, 1);
-        for (int64_t e = 0; e < chunk; ++e) {
-          if (p->isFloat())
-            r.push(p->f[o * chunk + e]);
-          else
-            r.pushI(p->i[o * chunk + e]);
-        }
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= x.shape[d];
+  // Row-major: each outer index takes one contiguous chunk of every part.
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const HostTensor *p : parts) {
+      int64_t chunk = p->numel() / std::max<int64_t>(outer, 1);
+      for (int64_t e = 0; e < chunk; ++e) {
+        if (p->isFloat())
+          r.push(p->f[o * chunk + e]);
+        else
+          r.pushI(p->i[o * chunk + e]);
       }
     }
-    setOutput(0, std::move(r));
-    return true;
   }
-  // Reshape-like ops, Slice and Expand fold inside their converters, which
-  // own the shape logic.
-  return false;
+  n.setOutput(0, std::move(r));
+  return true;
+}
+} // namespace
+
+FailureOr<bool> NodeImporter::tryFold(StringRef opType) {
+  // Folds that read attributes or static shapes, not input values.
+  FoldRule rule = llvm::StringSwitch<FoldRule>(opType)
+                      .Case("Constant", foldConstant)
+                      .Case("Shape", foldShape)
+                      .Case("ConstantOfShape", foldConstantOfShape)
+                      .Default(nullptr);
+  if (rule)
+    return rule(*this, opType);
+  // Everything else folds only when every input is known. Reshape-like ops,
+  // Slice and Expand fold inside their converters, which own the shape logic.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (hasInput(i) && !in(i).isConstant())
+      return false;
+  if (inputs.empty())
+    return false;
+  rule = llvm::StringSwitch<FoldRule>(opType)
+             .Cases({"Identity", "Dropout"}, foldIdentity)
+             .Cases({"Add", "Sub", "Mul", "Div", "Pow"}, foldBinary)
+             .Cases({"Equal", "Less", "Greater"}, foldBinary)
+             .Case("Where", foldWhere)
+             .Cases({"Neg", "Sqrt"}, foldUnary)
+             .Case("Cast", foldCast)
+             .Case("Range", foldRange)
+             .Case("Gather", foldGather)
+             .Case("Transpose", foldTranspose)
+             .Case("Concat", foldConcat)
+             .Default(nullptr);
+  return rule ? rule(*this, opType) : FailureOr<bool>(false);
 }
 
 HostTensor autoshard::onnx_import::sliceHost(const HostTensor &x,
