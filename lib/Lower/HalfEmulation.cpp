@@ -24,9 +24,9 @@ bool hasHalf(TypeRange types) {
 /// or its negation or absolute value.
 bool isExactInF32(Operation *op) {
   return isa<arith::ConstantOp, arith::SelectOp, arith::NegFOp, math::AbsFOp,
-             arith::MaximumFOp, arith::MinimumFOp,
-             arith::MaxNumFOp, arith::MinNumFOp, arith::CmpFOp,
-             arith::FPToSIOp, arith::FPToUIOp>(op);
+             arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+             arith::MinNumFOp, arith::CmpFOp, arith::FPToSIOp, arith::FPToUIOp>(
+      op);
 }
 
 /// Correctly rounded in f32, so one more rounding to bf16/f16 equals the
@@ -50,8 +50,12 @@ public:
 
 private:
   Value i32(Location loc, uint32_t v) {
-    return arith::ConstantOp::create(b, loc,
-                                     b.getI32IntegerAttr(static_cast<int32_t>(v)));
+    return arith::ConstantOp::create(
+        b, loc, b.getI32IntegerAttr(static_cast<int32_t>(v)));
+  }
+  Type f32Type() { return b.getF32Type(); }
+  Value f32(Location loc, float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   }
   Value shr(Location loc, Value x, uint32_t n) {
     return arith::ShRUIOp::create(b, loc, x, i32(loc, n));
@@ -89,6 +93,9 @@ private:
   OpBuilder b;
   /// bf16/f16 values (and their i16 storage) -> their value in f32.
   DenseMap<Value, Value> wide;
+  /// bf16/f16 values -> their i16 pattern, where one was computed (a store
+  /// then does not narrow the widened value again).
+  DenseMap<Value, Value> bits;
   SmallVector<Operation *> dead;
 };
 
@@ -104,17 +111,14 @@ Value HalfEmulator::widenF16(Location loc, Value h) {
   Value exp = andi(loc, shr(loc, h, 10), 0x1fu);
   Value mant = andi(loc, h, 0x3ffu);
   Value mant13 = shl(loc, mant, 13);
-  Value normal = ori(loc, sign,
-                     ori(loc, shl(loc, add(loc, exp, i32(loc, 112)), 23),
-                         mant13));
+  Value normal = ori(
+      loc, sign, ori(loc, shl(loc, add(loc, exp, i32(loc, 112)), 23), mant13));
   Value infNaN = ori(loc, sign, ori(loc, i32(loc, 0x7f800000u), mant13));
   // A subnormal m * 2^-24 is exact in f32: convert m and scale.
-  Value m = arith::UIToFPOp::create(b, loc, b.getF32Type(), mant);
-  Value scaled = arith::MulFOp::create(
-      b, loc, m,
-      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0x1p-24f)));
-  Value sub = ori(loc, sign,
-                  arith::BitcastOp::create(b, loc, b.getI32Type(), scaled));
+  Value m = arith::SIToFPOp::create(b, loc, b.getF32Type(), mant);
+  Value scaled = arith::MulFOp::create(b, loc, m, f32(loc, 0x1p-24f));
+  Value sub =
+      ori(loc, sign, arith::BitcastOp::create(b, loc, b.getI32Type(), scaled));
   Value isSub = cmp(loc, arith::CmpIPredicate::eq, exp, 0);
   Value isInfNaN = cmp(loc, arith::CmpIPredicate::eq, exp, 0x1f);
   return select(loc, isInfNaN, infNaN, select(loc, isSub, sub, normal));
@@ -125,7 +129,7 @@ Value HalfEmulator::narrow(Location loc, Value f32, Type half) {
   Value u = arith::BitcastOp::create(b, loc, b.getI32Type(), f32);
   Value r;
   if (half.isBF16()) {
-    Value isNaN = cmp(loc, arith::CmpIPredicate::ugt, andi(loc, u, 0x7fffffffu),
+    Value isNaN = cmp(loc, arith::CmpIPredicate::sgt, andi(loc, u, 0x7fffffffu),
                       0x7f800000u);
     Value nan = ori(loc, shr(loc, u, 16), i32(loc, 0x40u));
     Value lsb = andi(loc, shr(loc, u, 16), 1u);
@@ -141,39 +145,33 @@ Value HalfEmulator::narrowF16(Location loc, Value u) {
   using P = arith::CmpIPredicate;
   Value sign = andi(loc, shr(loc, u, 16), 0x8000u);
   Value a = andi(loc, u, 0x7fffffffu);
-  Value nan = ori(loc, sign,
-                  ori(loc, i32(loc, 0x7e00u), andi(loc, shr(loc, a, 13), 0x3ffu)));
+  Value nan =
+      ori(loc, sign,
+          ori(loc, i32(loc, 0x7e00u), andi(loc, shr(loc, a, 13), 0x3ffu)));
   Value inf = ori(loc, sign, i32(loc, 0x7c00u));
   // Normal: rebias 127 -> 15 and round off 13 bits.
   Value r = arith::SubIOp::create(b, loc, a, i32(loc, 112u << 23));
   Value lsb = andi(loc, shr(loc, r, 13), 1u);
-  Value normal =
-      ori(loc, sign, shr(loc, add(loc, add(loc, r, i32(loc, 0xfffu)), lsb), 13));
-  // Subnormal or zero: round(mantissa >> shift), shift = 126 - exp clamped
-  // to 25 (everything below 2^-25, f32 subnormals included, is 0; the clamp
-  // also keeps the other lanes' shifts in range).
-  Value exp = shr(loc, a, 23);
-  Value shift = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, i32(loc, 126), exp), i32(loc, 25));
-  Value mant = ori(loc, andi(loc, a, 0x7fffffu), i32(loc, 0x800000u));
-  Value m = arith::ShRUIOp::create(b, loc, mant, shift);
-  Value one = i32(loc, 1);
-  Value rem = arith::AndIOp::create(
-      b, loc, mant,
-      arith::SubIOp::create(b, loc, arith::ShLIOp::create(b, loc, one, shift),
-                            one));
-  Value half = arith::ShLIOp::create(
-      b, loc, one, arith::SubIOp::create(b, loc, shift, one));
-  Value above = arith::CmpIOp::create(b, loc, P::ugt, rem, half);
-  Value tie = arith::AndIOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, P::eq, rem, half),
-      cmp(loc, P::ne, andi(loc, m, 1u), 0));
-  Value up = arith::ExtUIOp::create(b, loc, b.getI32Type(),
-                                    arith::OrIOp::create(b, loc, above, tie));
-  Value sub = ori(loc, sign, add(loc, m, up));
-  Value isNaN = cmp(loc, P::ugt, a, 0x7f800000u);
-  Value isInf = cmp(loc, P::uge, a, 0x477ff000u);
-  Value isNormal = cmp(loc, P::uge, a, 0x38800000u);
+  Value normal = ori(
+      loc, sign, shr(loc, add(loc, add(loc, r, i32(loc, 0xfffu)), lsb), 13));
+  // Subnormal or zero: round(|f| * 2^24) to an integer, ties to even. The
+  // scaling is exact, and adding then subtracting 2^23 in f32 rounds a value
+  // below 2^23 to an integer the IEEE way: the same result as Half.h's
+  // shifts, in fewer vector ops. Other lanes are clamped to 2^-14 so the
+  // conversion stays in range.
+  Value tiny = arith::BitcastOp::create(
+      b, loc, f32Type(),
+      arith::MinSIOp::create(b, loc, a, i32(loc, 0x38800000u)));
+  Value scaled = arith::MulFOp::create(b, loc, tiny, f32(loc, 0x1p24f));
+  Value magic = f32(loc, 0x1p23f);
+  Value rounded = arith::SubFOp::create(
+      b, loc, arith::AddFOp::create(b, loc, scaled, magic), magic);
+  Value sub =
+      ori(loc, sign, arith::FPToSIOp::create(b, loc, b.getI32Type(), rounded));
+  // a >= 0 as an i32: signed compares (x86 has no unsigned vector ones).
+  Value isNaN = cmp(loc, P::sgt, a, 0x7f800000u);
+  Value isInf = cmp(loc, P::sge, a, 0x477ff000u);
+  Value isNormal = cmp(loc, P::sge, a, 0x38800000u);
   return select(loc, isNaN, nan,
                 select(loc, isInf, inf, select(loc, isNormal, normal, sub)));
 }
@@ -183,10 +181,11 @@ Value HalfEmulator::narrowF16(Location loc, Value u) {
 Value HalfEmulator::roundToOdd(Location loc, Value d) {
   Value f = arith::TruncFOp::create(b, loc, b.getF32Type(), d);
   Value back = arith::ExtFOp::create(b, loc, b.getF64Type(), f);
-  Value keep = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, back, d);
-  Value away = arith::CmpFOp::create(
-      b, loc, arith::CmpFPredicate::OGT, math::AbsFOp::create(b, loc, back),
-      math::AbsFOp::create(b, loc, d));
+  Value keep =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, back, d);
+  Value away = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                     math::AbsFOp::create(b, loc, back),
+                                     math::AbsFOp::create(b, loc, d));
   Value u = arith::BitcastOp::create(b, loc, b.getI32Type(), f);
   Value stepped =
       select(loc, away, arith::SubIOp::create(b, loc, u, i32(loc, 1)), u);
@@ -218,6 +217,7 @@ LogicalResult HalfEmulator::rewrite(Operation *op) {
         continue;
       arg.setType(b.getI16Type());
       wide[arg] = widen(loc, arg, t);
+      bits[arg] = arg;
     }
     return success();
   }
@@ -228,13 +228,15 @@ LogicalResult HalfEmulator::rewrite(Operation *op) {
     load.getResult().setType(b.getI16Type());
     b.setInsertionPointAfter(load);
     wide[load] = widen(loc, load, t);
+    bits[load] = load;
     return success();
   }
   b.setInsertionPoint(op);
   if (auto yield = dyn_cast<linalg::YieldOp>(op)) {
     for (OpOperand &o : yield->getOpOperands())
       if (Type t = o.get().getType(); isHalfType(t))
-        o.set(narrow(loc, get(o.get()), t));
+        o.set(bits.count(o.get()) ? bits.lookup(o.get())
+                                  : narrow(loc, get(o.get()), t));
     return success();
   }
   // Block arguments and loads are i16 already: look at the map.
@@ -244,32 +246,34 @@ LogicalResult HalfEmulator::rewrite(Operation *op) {
     return success();
   if (op->getNumResults() != 1)
     return op->emitError("bf16/f16 op not compiled");
-  SmallVector<Value> operands = llvm::map_to_vector(
-      op->getOperands(), [&](Value v) { return get(v); });
+  SmallVector<Value> operands =
+      llvm::map_to_vector(op->getOperands(), [&](Value v) { return get(v); });
   Type resultType = op->getResult(0).getType();
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  Value result;
+  Value result, resultBits;
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     APFloat v = cast<FloatAttr>(c.getValue()).getValue();
     bool lost = false;
     v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
-    result = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(
-                                                   v.convertToFloat()));
+    result = arith::ConstantOp::create(b, loc,
+                                       b.getF32FloatAttr(v.convertToFloat()));
   } else if (isa<arith::ExtFOp>(op)) {
     result = resultType.isF32()
                  ? operands[0]
                  : arith::ExtFOp::create(b, loc, resultType, operands[0])
                        .getResult();
   } else if (isa<arith::TruncFOp>(op)) {
-    Value bits = operands[0].getType().isF64()
+    resultBits = operands[0].getType().isF64()
                      ? narrowF64(loc, operands[0], resultType)
                      : narrow(loc, operands[0], resultType);
-    result = widen(loc, bits, resultType);
+    result = widen(loc, resultBits, resultType);
   } else if (isExactInF32(op)) {
-    result = createLike(op, operands, isHalfType(resultType) ? f32 : resultType);
+    result =
+        createLike(op, operands, isHalfType(resultType) ? f32 : resultType);
   } else if (isRoundedInF32(op)) {
     Value r = createLike(op, operands, f32);
-    result = widen(loc, narrow(loc, r, resultType), resultType);
+    resultBits = narrow(loc, r, resultType);
+    result = widen(loc, resultBits, resultType);
   } else {
     if (!isRoundedFromF64(op))
       return op->emitError("bf16/f16 op not compiled");
@@ -277,12 +281,16 @@ LogicalResult HalfEmulator::rewrite(Operation *op) {
       if (v.getType().isF32())
         v = arith::ExtFOp::create(b, loc, f64, v);
     Value r = createLike(op, operands, f64);
-    result = widen(loc, narrowF64(loc, r, resultType), resultType);
+    resultBits = narrowF64(loc, r, resultType);
+    result = widen(loc, resultBits, resultType);
   }
-  if (isHalfType(resultType))
+  if (isHalfType(resultType)) {
     wide[op->getResult(0)] = result;
-  else
+    if (resultBits)
+      bits[op->getResult(0)] = resultBits;
+  } else {
     op->getResult(0).replaceAllUsesWith(result);
+  }
   dead.push_back(op);
   return success();
 }
