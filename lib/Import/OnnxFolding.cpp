@@ -15,6 +15,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InterleavedRange.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -487,9 +489,12 @@ std::vector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
 }
 } // namespace
 
-/// Folds that make a tensor from a shape or a count (ConstantOfShape, Range)
-/// hold it on the host, 8 bytes an element: a file's number must not make
-/// them allocate without bound (fuzz-onnx: an import that ran for minutes).
+/// A fold holds its result on the host, 8 bytes an element, and
+/// materialises it in the IR: a few bytes of a file (a shape, a count, two
+/// small constants that broadcast, one input repeated in a Concat) must not
+/// make it allocate without bound (fuzz-onnx: an import that ran for
+/// minutes). Past this many elements an op is left to its converter and
+/// computed at run time, or is an error where it cannot be.
 static constexpr int64_t kMaxFoldedElements = int64_t(1) << 26;
 
 static bool foldableCount(ArrayRef<int64_t> shape) {
@@ -501,6 +506,16 @@ static bool foldableCount(ArrayRef<int64_t> shape) {
     n = *m;
   }
   return true;
+}
+
+/// Whether the numpy broadcast of `ins` is small enough to fold (or does not
+/// broadcast, which the fold reports): [2^20, 1] + [1, 2^20] is 2^40.
+static bool foldableBroadcast(ArrayRef<const HostTensor *> ins) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const HostTensor *t : ins)
+    shapes.push_back(t->shape);
+  std::optional<std::vector<int64_t>> out = broadcastShapes(shapes);
+  return !out || foldableCount(*out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -568,6 +583,30 @@ FailureOr<bool> foldShape(NodeImporter &n, StringRef) {
   return true;
 }
 
+/// ConstantOfShape too large to fold: a splat constant, which the IR holds
+/// as one value and the runtime fills when it runs (attention masks of
+/// [1, 1, 16384, 16384] are real), unless no tensor can have the shape.
+FailureOr<bool> splatOfShape(NodeImporter &n, ArrayRef<int64_t> shape,
+                             ElemKind kind, double v) {
+  int64_t bytes = 8;
+  for (int64_t d : shape)
+    if (d < 0 || llvm::MulOverflow(bytes, d, bytes))
+      return n.error() << "shape [" << llvm::interleaved(shape)
+                       << "] has a negative dim or more elements than a "
+                          "tensor can hold",
+             failure();
+  OpBuilder &b = n.getBuilder();
+  RankedTensorType type = n.tensorType(shape, kind);
+  Type elem = type.getElementType();
+  Attribute a = isFloatKind(kind)
+                    ? Attribute(b.getFloatAttr(elem, roundToKind(v, kind)))
+                    : Attribute(b.getIntegerAttr(elem, int64_t(v)));
+  Value c = arith::ConstantOp::create(b, n.getLoc(),
+                                      DenseElementsAttr::get(type, a));
+  n.setOutput(0, c, kind);
+  return true;
+}
+
 FailureOr<bool> foldConstantOfShape(NodeImporter &n, StringRef) {
   FailureOr<std::vector<int64_t>> shape = n.constInts(0, "the shape");
   if (failed(shape))
@@ -584,9 +623,7 @@ FailureOr<bool> foldConstantOfShape(NodeImporter &n, StringRef) {
     v = h->getF(0);
   }
   if (!foldableCount(*shape))
-    return n.error() << "shape has a negative dim or more than "
-                     << kMaxFoldedElements << " elements",
-           failure();
+    return splatOfShape(n, *shape, t.kind, v);
   t.shape = *shape;
   for (int64_t k = 0, e = t.numel(); k < e; ++k)
     t.push(v);
@@ -604,6 +641,8 @@ FailureOr<bool> applyBinary(NodeImporter &n, ElemKind outKind,
                             std::function<double(double, double)> f,
                             std::function<int64_t(int64_t, int64_t)> g) {
   const HostTensor &x = *n.in(0).constant, &y = *n.in(1).constant;
+  if (!foldableBroadcast({&x, &y}))
+    return false;
   std::optional<HostTensor> r = hostElementwise(
       {&x, &y}, outKind, x.isFloat() || y.isFloat(),
       [&](ArrayRef<double> a) { return f(a[0], a[1]); },
@@ -655,6 +694,8 @@ FailureOr<bool> foldBinary(NodeImporter &n, StringRef opType) {
 FailureOr<bool> foldWhere(NodeImporter &n, StringRef) {
   const HostTensor &x = *n.in(0).constant, &y = *n.in(1).constant,
                    &z = *n.in(2).constant;
+  if (!foldableBroadcast({&x, &y, &z}))
+    return false;
   std::optional<HostTensor> r = hostElementwise(
       {&x, &y, &z}, y.kind, y.isFloat(),
       [](ArrayRef<double> a) { return a[0] != 0 ? a[1] : a[2]; },
@@ -736,6 +777,9 @@ FailureOr<bool> foldGather(NodeImporter &n, StringRef) {
                        << x.shape[axis],
              failure();
   }
+  // A long index list into a wide constant: gathered at run time.
+  if (!foldableCount(out))
+    return false;
   std::vector<int64_t> xs = rowMajorStrides(x.shape),
                        is = rowMajorStrides(idx.shape);
   int64_t q = idx.shape.size();
@@ -794,9 +838,13 @@ FailureOr<bool> foldConcat(NodeImporter &n, StringRef) {
     const HostTensor &p = *n.in(i).constant;
     if (p.shape.size() != x.shape.size())
       return n.error() << "inputs differ in rank", failure();
-    r.shape[axis] += p.shape[axis];
+    if (llvm::AddOverflow(r.shape[axis], p.shape[axis], r.shape[axis]))
+      return false;
     parts.push_back(&p);
   }
+  // One input listed many times makes a result without bound.
+  if (!foldableCount(r.shape))
+    return false;
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d)
     outer *= x.shape[d];

@@ -20,6 +20,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -401,6 +402,15 @@ FailureOr<rt::ValueId> Loader::define(Value v) {
         << elem << " (supported: f32, f64, bf16, f16, i1, i32, i64, index)";
     return failure();
   }
+  // The runtime sizes buffers in int64 bytes: a larger tensor (e.g. a splat
+  // of 2^62 f32) would wrap to a small allocation and be written past.
+  int64_t bytes = rt::getDTypeSize(*dtype);
+  for (int64_t d : shape)
+    if (llvm::MulOverflow(bytes, d, bytes)) {
+      emitError(v.getLoc(), "autoshard-run: ")
+          << type << " has more bytes than a buffer can hold (2^63)";
+      return failure();
+    }
   rt::ValueId id = program.addValue(*dtype, shape);
   ids[v] = id;
   return id;
@@ -670,32 +680,47 @@ LogicalResult Loader::dynamicList(Operation *op, ArrayRef<OpFoldResult> values,
   return success();
 }
 
+/// Sets element `i` of `t` from an integer or float attribute.
+static void setElement(rt::Tensor &t, int64_t i, Attribute a) {
+  if (auto f = dyn_cast<FloatAttr>(a))
+    t.setFromDouble(i, f.getValueAsDouble());
+  else if (auto n = dyn_cast<IntegerAttr>(a))
+    t.setFromInt(i, n.getType().isInteger(1) ? n.getValue().getBoolValue()
+                                             : n.getValue().getSExtValue());
+}
+
 LogicalResult Loader::lowerConstant(arith::ConstantOp op) {
   FailureOr<rt::ValueId> id = define(op.getResult());
   if (failed(id))
     return failure();
   const rt::ValueInfo info = program.values[*id];
-  rt::Tensor t(info.type, info.shape);
   Attribute value = op.getValue();
-  auto setElem = [&](int64_t i, Attribute a) {
-    if (auto f = dyn_cast<FloatAttr>(a))
-      t.setFromDouble(i, f.getValueAsDouble());
-    else if (auto n = dyn_cast<IntegerAttr>(a))
-      t.setFromInt(i, n.getType().isInteger(1) ? n.getValue().getBoolValue()
-                                               : n.getValue().getSExtValue());
-  };
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (dense.isSplat()) {
-      Attribute a = dense.getSplatValue<Attribute>();
-      for (int64_t i = 0; i < t.getNumElements(); ++i)
-        setElem(i, a);
-    } else {
-      int64_t i = 0;
-      for (Attribute a : dense.getValues<Attribute>())
-        setElem(i++, a);
-    }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  // A splat stays one scalar and a Fill: written out whole it made the
+  // plan (and the compiler's memory) as large as the tensor, 4 TiB for
+  // dense<1.0> : tensor<1048576x1048576xf32>. The Fill allocates when it
+  // runs, on each rank its shard only.
+  if (dense && dense.isSplat() && rt::getNumElements(info.shape) > 1) {
+    rt::ValueId scalar = program.addValue(info.type, {});
+    rt::Tensor s(info.type, {});
+    setElement(s, 0, dense.getSplatValue<Attribute>());
+    rt::Instruction &c = emit(rt::OpKind::Constant, op);
+    c.results = {scalar};
+    c.constant = s;
+    rt::Instruction &fill = emit(rt::OpKind::Fill, op);
+    fill.operands = {scalar};
+    fill.results = {*id};
+    return success();
+  }
+  // Anything else holds its elements in the attribute already: the plan's
+  // copy is no larger than the input.
+  rt::Tensor t(info.type, info.shape);
+  if (dense) {
+    int64_t i = 0;
+    for (Attribute a : dense.getValues<Attribute>())
+      setElement(t, i++, a);
   } else if (isa<FloatAttr, IntegerAttr>(value)) {
-    setElem(0, value);
+    setElement(t, 0, value);
   } else {
     return op.emitError("autoshard-run: unsupported constant ") << value;
   }
