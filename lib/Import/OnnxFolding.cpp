@@ -497,25 +497,41 @@ std::vector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
 /// computed at run time, or is an error where it cannot be.
 static constexpr int64_t kMaxFoldedElements = int64_t(1) << 26;
 
-static bool foldableCount(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
+/// The bound on all folds of one import together: many nodes, each under
+/// the bound, must not add up without one either. Small results (shape
+/// data, which later Reshapes need known) always fold: at 32 KB a node the
+/// host memory stays a small multiple of the graph's own.
+static constexpr int64_t kMaxFoldedTotal = int64_t(1) << 27;
+static constexpr int64_t kAlwaysFoldedElements = 4096;
+
+/// Whether a fold may make a tensor of `shape`; if so its elements count
+/// against the import's total.
+static bool foldableCount(NodeImporter &n, ArrayRef<int64_t> shape) {
+  int64_t count = 1;
   for (int64_t d : shape) {
-    std::optional<int64_t> m = d < 0 ? std::nullopt : llvm::checkedMul(n, d);
+    std::optional<int64_t> m =
+        d < 0 ? std::nullopt : llvm::checkedMul(count, d);
     if (!m || *m > kMaxFoldedElements)
       return false;
-    n = *m;
+    count = *m;
   }
+  if (count <= kAlwaysFoldedElements)
+    return true;
+  if (n.foldedElements + count > kMaxFoldedTotal)
+    return false;
+  n.foldedElements += count;
   return true;
 }
 
 /// Whether the numpy broadcast of `ins` is small enough to fold (or does not
 /// broadcast, which the fold reports): [2^20, 1] + [1, 2^20] is 2^40.
-static bool foldableBroadcast(ArrayRef<const HostTensor *> ins) {
+static bool foldableBroadcast(NodeImporter &n,
+                              ArrayRef<const HostTensor *> ins) {
   std::vector<std::vector<int64_t>> shapes;
   for (const HostTensor *t : ins)
     shapes.push_back(t->shape);
   std::optional<std::vector<int64_t>> out = broadcastShapes(shapes);
-  return !out || foldableCount(*out);
+  return !out || foldableCount(n, *out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -622,7 +638,7 @@ FailureOr<bool> foldConstantOfShape(NodeImporter &n, StringRef) {
     t.kind = h->kind;
     v = h->getF(0);
   }
-  if (!foldableCount(*shape))
+  if (!foldableCount(n, *shape))
     return splatOfShape(n, *shape, t.kind, v);
   t.shape = *shape;
   for (int64_t k = 0, e = t.numel(); k < e; ++k)
@@ -641,7 +657,7 @@ FailureOr<bool> applyBinary(NodeImporter &n, ElemKind outKind,
                             std::function<double(double, double)> f,
                             std::function<int64_t(int64_t, int64_t)> g) {
   const HostTensor &x = *n.in(0).constant, &y = *n.in(1).constant;
-  if (!foldableBroadcast({&x, &y}))
+  if (!foldableBroadcast(n, {&x, &y}))
     return false;
   std::optional<HostTensor> r = hostElementwise(
       {&x, &y}, outKind, x.isFloat() || y.isFloat(),
@@ -694,7 +710,7 @@ FailureOr<bool> foldBinary(NodeImporter &n, StringRef opType) {
 FailureOr<bool> foldWhere(NodeImporter &n, StringRef) {
   const HostTensor &x = *n.in(0).constant, &y = *n.in(1).constant,
                    &z = *n.in(2).constant;
-  if (!foldableBroadcast({&x, &y, &z}))
+  if (!foldableBroadcast(n, {&x, &y, &z}))
     return false;
   std::optional<HostTensor> r = hostElementwise(
       {&x, &y, &z}, y.kind, y.isFloat(),
@@ -711,6 +727,8 @@ FailureOr<bool> foldUnary(NodeImporter &n, StringRef opType) {
   const HostTensor &x = *n.in(0).constant;
   if (opType == "Sqrt" && !x.isFloat())
     return false;
+  if (!foldableCount(n, x.shape))
+    return false;
   bool neg = opType == "Neg";
   std::optional<HostTensor> r = hostElementwise(
       {&x}, x.kind, x.isFloat(),
@@ -726,6 +744,8 @@ FailureOr<bool> foldCast(NodeImporter &n, StringRef) {
   std::optional<ElemKind> kind = to ? elemKindFromOnnx(to->i()) : std::nullopt;
   if (!kind)
     return false; // convertCast reports it
+  if (!foldableCount(n, x.shape))
+    return false;
   HostTensor r;
   r.kind = *kind;
   r.shape = x.shape;
@@ -756,6 +776,10 @@ FailureOr<bool> foldRange(NodeImporter &n, StringRef) {
            failure();
   int64_t num = static_cast<int64_t>(count);
   r.shape = {num};
+  if (!foldableCount(n, r.shape))
+    return n.error() << "would pass the " << kMaxFoldedTotal
+                     << " elements that one import's folds may hold",
+           failure();
   for (int64_t e = 0; e < num; ++e)
     r.push(start + e * delta);
   n.setOutput(0, std::move(r));
@@ -778,7 +802,7 @@ FailureOr<bool> foldGather(NodeImporter &n, StringRef) {
              failure();
   }
   // A long index list into a wide constant: gathered at run time.
-  if (!foldableCount(out))
+  if (!foldableCount(n, out))
     return false;
   std::vector<int64_t> xs = rowMajorStrides(x.shape),
                        is = rowMajorStrides(idx.shape);
@@ -808,7 +832,7 @@ FailureOr<bool> foldTranspose(NodeImporter &n, StringRef) {
   else
     for (int64_t d = x.shape.size() - 1; d >= 0; --d)
       perm.push_back(d);
-  if (perm.size() != x.shape.size())
+  if (perm.size() != x.shape.size() || !foldableCount(n, x.shape))
     return false;
   std::vector<int64_t> out, xs = rowMajorStrides(x.shape);
   for (int64_t p : perm)
@@ -843,7 +867,7 @@ FailureOr<bool> foldConcat(NodeImporter &n, StringRef) {
     parts.push_back(&p);
   }
   // One input listed many times makes a result without bound.
-  if (!foldableCount(r.shape))
+  if (!foldableCount(n, r.shape))
     return false;
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d)

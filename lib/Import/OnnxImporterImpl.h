@@ -223,6 +223,9 @@ public:
 
   // Folding (OnnxFolding.cpp).
   mlir::FailureOr<bool> tryFold(llvm::StringRef opType);
+  /// Elements this import's folds hold on the host: OnnxFolding.cpp bounds
+  /// their total as well as each fold's.
+  int64_t foldedElements = 0;
 
   // Op families (OnnxOps.cpp).
   mlir::LogicalResult convertIdentity(llvm::StringRef opType);
