@@ -19,6 +19,11 @@
 // TIB: autoshard-run: error: out of memory allocating 4398046511104 bytes (at {{.*}}tib.mlir:2:8 arith.constant)
 // RUN: not autoshard-run %t/wrap.mlir --output-dir %t/wrap 2>&1 | FileCheck %s --check-prefix=WRAP
 // WRAP: wrap.mlir:2:8: error: autoshard-run: 'tensor<4611686018427387904xf32>' has more bytes than a buffer can hold (2^63)
+// An input .npy declaring 2^62 elements (16 bytes of data) is refused when
+// its header is read, before any buffer is sized from it.
+// RUN: %python -c "import sys; h = \"{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }\"; h += ' ' * (117 - len(h)) + '\n'; sys.stdout.buffer.write(b'\x93NUMPY\x01\x00' + bytes([len(h), 0]) + h.encode() + bytes(16))" > %t/huge.npy
+// RUN: not autoshard-run %t/arg.mlir --input arg0=%t/huge.npy --output-dir %t/arg 2>&1 | FileCheck %s --check-prefix=NPY
+// NPY: autoshard-run: error: '{{.*}}huge.npy' is not a valid .npy file: the element count of 'shape' is too large
 
 //--- sum.mlir
 func.func @main() -> tensor<4096xf32> {
@@ -44,4 +49,8 @@ func.func @main() -> tensor<2xf32> {
   %c = arith.constant dense<1.0> : tensor<4611686018427387904xf32>
   %s = tensor.extract_slice %c[0] [2] [1] : tensor<4611686018427387904xf32> to tensor<2xf32>
   return %s : tensor<2xf32>
+}
+//--- arg.mlir
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
 }
