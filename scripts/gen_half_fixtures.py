@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Writes the float16/bfloat16 model fixtures of test/Import/fp16-gemm.test,
-bf16-gemm.test, fp16-cnn.test and bf16-lstm.test (issue 20).
+"""Writes the float16/bfloat16 model fixtures of test/Import/half-gemm.test,
+fp16-cnn.test, bf16-lstm.test, fp16-reduce.test and bf16-reduce.test
+(issue 20).
 
-    /usr/bin/python3 scripts/gen_half_fixtures.py [OUT_DIR]
+    /usr/bin/python3 scripts/gen_half_fixtures.py [OUT_DIR] [gemm|cnn|lstm|reduce...]
 
 Needs torch (1.13), onnx and numpy; CI does not: the outputs are committed
 (OUT_DIR, default test/Import/Inputs). Each model's references are printed
@@ -33,6 +34,18 @@ which rounds after every op inside the cell and every step's state.
 - bf16-lstm: LSTM(8 -> 16, batch_first) + Linear(16 -> 5), the model in
   bfloat16 exported by torch as it is. bfloat16 .npy files hold float32
   (numpy has no bfloat16): the values are bfloat16's.
+- fp16-reduce / bf16-reduce: ReduceSum, ReduceMean, Softmax, LogSoftmax,
+  CumSum and LayerNormalization along the 1024 elements of each row of
+  x[4,1024] = 1.25 + 0.05 N(0,1). References: torch in FP32 on the narrow
+  values, rounded once (torch 1.13 has no float16 softmax, cumsum or
+  layer_norm on the CPU). torch's own bfloat16 sum, mean, softmax and
+  cumsum equal them; its log_softmax rounds log(sum) to bfloat16 first
+  (bf16-reduce.torch-logsoftmax.npy) and its layer_norm keeps mean and rstd
+  in bfloat16 (distances printed). Accumulating in the narrow type stalls:
+  a bfloat16 running sum of values near 1.25 stops at 512, a float16 one
+  adds 1 instead of 1.25 above 1024 (printed: elements outside the tests'
+  tolerance).
+- Pass `reduce` (or gemm, cnn, lstm) to write only those fixtures.
 """
 import os
 import sys
@@ -236,13 +249,117 @@ def lstm_fixtures(out):
     np.save(f"{out}/bf16-lstm.torch-bf16.npy", native.numpy())
 
 
+def reduce_model(elem, prefix, gamma, beta):
+    """x[4,1024] -> the six reductions along dim 1, weights as `elem`."""
+    def init(a, name):
+        if elem == TensorProto.FLOAT16:
+            return numpy_helper.from_array(a.astype(F16), name)
+        return helper.make_tensor(name, TensorProto.BFLOAT16, a.shape,
+                                  bf16_bits(a).tobytes(), raw=True)
+    one = numpy_helper.from_array(np.array([1], np.int64), "axis")
+    nodes = [
+        helper.make_node("ReduceSum", ["x", "axis"], ["sum"], name="op_sum",
+                         keepdims=0),
+        helper.make_node("ReduceMean", ["x"], ["mean"], name="op_mean",
+                         axes=[1], keepdims=1),
+        helper.make_node("Softmax", ["x"], ["softmax"], name="op_softmax",
+                         axis=1),
+        helper.make_node("LogSoftmax", ["x"], ["logsoftmax"],
+                         name="op_logsoftmax", axis=1),
+        helper.make_node("CumSum", ["x", "axis"], ["cumsum"], name="op_cumsum"),
+        helper.make_node("LayerNormalization", ["x", "gamma", "beta"],
+                         ["layernorm"], name="op_layernorm", axis=-1),
+    ]
+    shapes = {"sum": [4], "mean": [4, 1], "softmax": [4, 1024],
+              "logsoftmax": [4, 1024], "cumsum": [4, 1024],
+              "layernorm": [4, 1024]}
+    graph = helper.make_graph(
+        nodes, prefix,
+        [helper.make_tensor_value_info("x", elem, [4, 1024])],
+        [helper.make_tensor_value_info(k, elem, v) for k, v in shapes.items()],
+        [one, init(gamma, "gamma"), init(beta, "beta")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+def bf16_bits(a):
+    return (torch.from_numpy(a).to(torch.bfloat16).view(torch.int16).numpy()
+            .view(np.uint16))
+
+
+REDUCTIONS = {
+    "sum": lambda t, g, b: t.sum(1),
+    "mean": lambda t, g, b: t.mean(1, keepdim=True),
+    "softmax": lambda t, g, b: torch.softmax(t, 1),
+    "logsoftmax": lambda t, g, b: torch.log_softmax(t, 1),
+    "cumsum": lambda t, g, b: torch.cumsum(t, 1),
+    "layernorm": lambda t, g, b: nn.functional.layer_norm(t, (1024,), g, b),
+}
+
+
+def narrow_accumulation(w, dtype):
+    """Row sums and running sums of `w` rounded to `dtype` after every add
+    (what a narrow accumulator computes)."""
+    acc = torch.zeros(w.shape[0], dtype=dtype)
+    running = []
+    for k in range(w.shape[1]):
+        acc = (acc.float() + w[:, k]).to(dtype)
+        running.append(acc.float())
+    return acc.float(), torch.stack(running, 1)
+
+
+def reduce_fixtures(out):
+    torch.manual_seed(22)
+    x = 1.25 + 0.05 * torch.randn(4, 1024)
+    gamma = 1 + 0.5 * torch.randn(1024)
+    beta = 0.5 * torch.randn(1024)
+    for dtype, prefix, elem, rtol in (
+            (torch.float16, "fp16-reduce", TensorProto.FLOAT16, 1e-3),
+            (torch.bfloat16, "bf16-reduce", TensorProto.BFLOAT16, 8e-3)):
+        xn, gn, bn = (t.to(dtype) for t in (x, gamma, beta))
+        w, gw, bw = (t.float() for t in (xn, gn, bn))
+        onnx.save(reduce_model(elem, prefix, gw.numpy(), bw.numpy()),
+                  f"{out}/{prefix}.onnx")
+        save = (lambda name, t: np.save(name, t.to(dtype).numpy())) \
+            if dtype == torch.float16 else \
+            (lambda name, t: np.save(name, t.to(dtype).float().numpy()))
+        save(f"{out}/{prefix}.x.npy", xn)
+        nsum, nrun = narrow_accumulation(w, dtype)
+        narrow = {"sum": nsum, "cumsum": nrun,
+                  "mean": (nsum / 1024).to(dtype).float()[:, None]}
+        for name, f in REDUCTIONS.items():
+            with torch.no_grad():
+                ref = f(w, gw, bw).to(dtype).float()
+            save(f"{out}/{prefix}.{name}.npy", ref)
+            msg = f"{prefix} {name}:"
+            if name in narrow:
+                bad = ((narrow[name] - ref).abs() > rtol * ref.abs()).sum()
+                msg += (f" narrow accumulation: {int(bad)} of {ref.numel()}"
+                        f" outside rtol {rtol} (max abs "
+                        f"{float((narrow[name] - ref).abs().max()):.3g})")
+            if dtype == torch.bfloat16:
+                with torch.no_grad():
+                    own = f(xn, gn, bn).float()
+                d = (own - ref).abs()
+                msg += (f" torch bf16 differs in {int((d > 0).sum())} of "
+                        f"{d.numel()}, max abs {float(d.max()):.3g}")
+                if name == "logsoftmax":
+                    save(f"{out}/{prefix}.torch-{name}.npy", own)
+            print(msg)
+
+
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    args = sys.argv[1:]
+    which = [a for a in args if a in ("gemm", "cnn", "lstm", "reduce")]
+    dirs = [a for a in args if a not in which]
+    out = dirs[0] if dirs else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "test", "Import",
         "Inputs")
-    gemm_fixtures(out)
-    cnn_fixtures(out)
-    lstm_fixtures(out)
+    which = which or ["gemm", "cnn", "lstm", "reduce"]
+    for name in which:
+        globals()[f"{name}_fixtures"](out)
 
 
 if __name__ == "__main__":

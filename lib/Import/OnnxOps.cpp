@@ -1218,6 +1218,11 @@ LogicalResult NodeImporter::convertSoftmax() {
 }
 
 LogicalResult NodeImporter::convertLayerNorm() {
+  // float16/bfloat16 normalise in f32 (stash_type float, as PyTorch) and
+  // round Y once; Mean and InvStdDev stay f32 (ONNX's U).
+  FailureOr<ElemKind> outKind = widenHalfInputs(*this, {0, 1, 2});
+  if (failed(outKind))
+    return failure();
   const Val &x = in(0);
   if (!isFloatKind(x.kind))
     return error() << "expects a float input";
@@ -1241,6 +1246,12 @@ LogicalResult NodeImporter::convertLayerNorm() {
     return arith::AddFOp::create(bb, l, a[0], a[1]);
   };
   Value sum = reduce(xv, x.shape, axes, x.kind, add);
+  // A strategy applies to the mean's sum: a split normalised dim makes the
+  // sums partial (f32 for float16/bfloat16, all-reduced before use).
+  main.op = sum.getDefiningOp();
+  SmallVector<int64_t> xDims(rank);
+  std::iota(xDims.begin(), xDims.end(), 0);
+  main.operands = {OperandSource{0, xDims}};
   SmallVector<AffineExpr> outerExprs;
   for (int64_t d = 0; d < axis; ++d)
     outerExprs.push_back(b.getAffineDimExpr(d));
@@ -1294,7 +1305,7 @@ LogicalResult NodeImporter::convertLayerNorm() {
                   return r;
                 })
                 ->getResult(0);
-  setOutput(0, y, x.kind);
+  setOutput(0, narrowFromF32(*this, y, *outKind), *outKind);
   // Training exports also ask for the statistics, shaped like x with the
   // normalised dims as 1s.
   SmallVector<int64_t> kept(outer.begin(), outer.end());

@@ -98,18 +98,26 @@ FailureOr<std::optional<std::vector<int64_t>>> reductionAxes(NodeImporter &n) {
 }
 
 LogicalResult convertReduce(NodeImporter &n, StringRef op) {
-  const Val &x = n.in(0);
   bool floatOnly = op == "ReduceMean" || op == "ReduceL2" ||
                    op == "ReduceLogSum" || op == "ReduceLogSumExp";
-  if (floatOnly && !isFloatKind(x.kind))
+  if (floatOnly && !isFloatKind(n.in(0).kind))
     return n.error() << "expects a float input";
   FailureOr<std::optional<std::vector<int64_t>>> axesOr = reductionAxes(n);
   if (failed(axesOr))
     return failure();
   if (!*axesOr) {
-    n.setOutput(0, n.materialize(x), x.kind);
+    n.setOutput(0, n.materialize(n.in(0)), n.in(0).kind);
     return success();
   }
+  // float16/bfloat16 sums and products accumulate in f32 and round once, as
+  // torch's CPU reductions do (OnnxWidening.cpp); a split reduction's
+  // partial results are then all-reduced in f32. Max and Min are exact in
+  // the narrow type and stay there.
+  ElemKind outKind = n.in(0).kind;
+  if (op != "ReduceMax" && op != "ReduceMin" &&
+      failed(widenHalfInputs(n, {})))
+    return failure();
+  const Val &x = n.in(0);
   const std::vector<int64_t> &axes = **axesOr;
   int64_t count = 1;
   for (int64_t a : axes)
@@ -169,7 +177,7 @@ LogicalResult convertReduce(NodeImporter &n, StringRef op) {
   }
   if (n.attrInt("keepdims", 1))
     r = n.reshapeTo(r, reduced, kept);
-  n.setOutput(0, r, x.kind);
+  n.setOutput(0, narrowFromF32(n, r, outKind), outKind);
   return success();
 }
 
@@ -347,16 +355,18 @@ FailureOr<Coerced> softmaxInput(NodeImporter &n) {
   return Coerced{n.reshapeTo(v, x.shape, shape), shape, 1};
 }
 
-void setSoftmaxOutput(NodeImporter &n, Value r, const Coerced &c) {
+void setSoftmaxOutput(NodeImporter &n, Value r, const Coerced &c,
+                      ElemKind kind) {
   const Val &x = n.in(0);
   if (c.shape != x.shape)
     r = n.reshapeTo(r, c.shape, x.shape);
-  n.setOutput(0, r, x.kind);
+  n.setOutput(0, r, kind);
 }
 
-/// x - max - log(sum(exp(x - max))) along the axis.
+/// x - max - log(sum(exp(x - max))) along the axis; `sumOp`, if given,
+/// receives the generic summing the exponentials.
 Value logSoftmax(NodeImporter &n, Value xv, ArrayRef<int64_t> shape,
-                 ElemKind kind, int64_t axis) {
+                 ElemKind kind, int64_t axis, Operation **sumOp = nullptr) {
   MLIRContext *ctx = n.getBuilder().getContext();
   int64_t rank = shape.size();
   double inf = std::numeric_limits<double>::infinity();
@@ -383,6 +393,8 @@ Value logSoftmax(NodeImporter &n, Value xv, ArrayRef<int64_t> shape,
                    return arith::AddFOp::create(b, l, a[2], e);
                  })
                 ->getResult(0);
+  if (sumOp)
+    *sumOp = s.getDefiningOp();
   return mapGeneric(
       n,
       {GenericInput{xv, id, std::nullopt}, GenericInput{m, rmap, std::nullopt},
@@ -394,13 +406,28 @@ Value logSoftmax(NodeImporter &n, Value xv, ArrayRef<int64_t> shape,
 }
 
 LogicalResult convertSoftmaxFamily(NodeImporter &n, StringRef op) {
+  // LogSoftmax on float16/bfloat16 runs in f32 and rounds once (the
+  // runtime's Softmax kernel widens by itself; Hardmax is exact).
+  ElemKind outKind = n.in(0).kind;
+  if (op == "LogSoftmax" && failed(widenHalfInputs(n, {})))
+    return failure();
   FailureOr<Coerced> c = softmaxInput(n);
   if (failed(c))
     return failure();
   ElemKind kind = n.in(0).kind;
   Value r;
   if (op == "LogSoftmax") {
-    r = logSoftmax(n, c->x, c->shape, kind, c->axis);
+    Operation *sum = nullptr;
+    r = narrowFromF32(n, logSoftmax(n, c->x, c->shape, kind, c->axis, &sum),
+                      outKind);
+    if (c->shape == n.in(0).shape) {
+      // A strategy applies to the sum of exponentials (x and the max):
+      // splitting the axis makes it a partial f32 sum.
+      SmallVector<int64_t> ident(c->shape.size());
+      std::iota(ident.begin(), ident.end(), 0);
+      n.main.op = sum;
+      n.main.operands = {OperandSource{0, ident}, std::nullopt};
+    }
   } else if (op == "Softmax") {
     if (n.getOpset() >= 13)
       return n.convertSoftmax(); // records the op a strategy applies to
@@ -426,13 +453,16 @@ LogicalResult convertSoftmaxFamily(NodeImporter &n, StringRef op) {
                                                cst(b, l, t, 0)));
         });
   }
-  setSoftmaxOutput(n, r, *c);
+  setSoftmaxOutput(n, r, *c, outKind);
   return success();
 }
 
 /// CumSum as a generic with a second loop over the axis: out[i] sums x[k]
 /// for k <= i (k < i exclusive; reversed: k >= i).
 LogicalResult convertCumSum(NodeImporter &n, StringRef) {
+  FailureOr<ElemKind> kind = widenHalfInputs(n, {});
+  if (failed(kind))
+    return failure();
   const Val &x = n.in(0);
   FailureOr<std::vector<int64_t>> axisV = n.constInts(1, "the axis");
   if (failed(axisV))
@@ -474,7 +504,14 @@ LogicalResult convertCumSum(NodeImporter &n, StringRef) {
                  b, l, a[3], arith::SelectOp::create(b, l, take, a[0], zero));
            })
           ->getResult(0);
-  n.setOutput(0, r, x.kind);
+  // A strategy applies to the generic: splitting the axis splits both the
+  // output (i) and the summed (k) loop.
+  SmallVector<int64_t> ident(rank);
+  std::iota(ident.begin(), ident.end(), 0);
+  n.main.op = r.getDefiningOp();
+  n.main.operands = {OperandSource{0, ident}, std::nullopt, std::nullopt};
+  n.main.resultDims = ident;
+  n.setOutput(0, narrowFromF32(n, r, *kind), *kind);
   return success();
 }
 
