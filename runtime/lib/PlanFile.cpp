@@ -334,15 +334,32 @@ CollectiveStep getCollective(const pb::Collective &in) {
   return c;
 }
 
+/// A value's size in bytes; its dims come from the file, so a product past
+/// int64 (which would wrap to a small buffer, then be written past) or a
+/// negative dim is an invalid plan.
+int64_t checkedBytes(DType type, const Shape &shape, const char *what) {
+  int64_t bytes = getDTypeSize(type);
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes))
+      throw Invalid{std::string(what) + " of type " +
+                    std::string(stringifyDType(type)) + "[" +
+                    stringifyShape(shape) +
+                    "] has a negative dim or more bytes than a buffer can "
+                    "hold"};
+  return bytes;
+}
+
 Tensor getTensor(const pb::TensorData &in) {
   Shape shape = getInts<Shape>(in.shape());
-  for (int64_t d : shape)
-    if (d < 0)
-      throw Invalid{"a constant has a negative dim"};
-  Tensor t(getDType(in.dtype()), shape);
-  if (static_cast<int64_t>(in.data().size()) != t.getBytes())
-    throw Invalid{"a constant of type " + t.getTypeString() + " holds " +
+  DType type = getDType(in.dtype());
+  // Checked before allocating: a constant that claims 2^40 elements and
+  // holds none must not size a buffer.
+  int64_t bytes = checkedBytes(type, shape, "a constant");
+  if (static_cast<int64_t>(in.data().size()) != bytes)
+    throw Invalid{"a constant of type " + std::string(stringifyDType(type)) +
+                  "[" + stringifyShape(shape) + "] holds " +
                   std::to_string(in.data().size()) + " bytes"};
+  Tensor t(type, shape);
   std::memcpy(t.getRawData(), in.data().data(), in.data().size());
   return t;
 }
@@ -474,8 +491,10 @@ private:
   Program getProgram(const pb::Program &in) const {
     Program p;
     p.mesh = getMesh(in.mesh());
-    for (const pb::ValueInfo &v : in.values())
+    for (const pb::ValueInfo &v : in.values()) {
       p.values.push_back({getDType(v.dtype()), getInts<Shape>(v.shape())});
+      checkedBytes(p.values.back().type, p.values.back().shape, "a value");
+    }
     for (const pb::ProgramIO &io : in.inputs())
       p.inputs.push_back(getIO(io));
     for (const pb::ProgramIO &io : in.outputs())

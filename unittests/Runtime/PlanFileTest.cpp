@@ -413,3 +413,20 @@ TEST_F(PlanFileTest, MissingKernelLibraryFailsToEncode) {
   plan.programs = {makeFullProgram((dir / "nosuch.so").string())};
   EXPECT_THROW(encodePlan(plan), Error);
 }
+
+// Issue 22: dims come from the file; a byte size past int64 wrapped to a
+// small buffer that the program then wrote past.
+TEST_F(PlanFileTest, ValueSizesPastInt64AreRejected) {
+  Program p;
+  p.mesh = DeviceMesh({MeshAxis{"replica", 1, 0, 0}}, {0});
+  p.values = {{DType::F32, {int64_t(1) << 62}}};
+  Instruction empty;
+  empty.kind = OpKind::Empty;
+  empty.results = {0};
+  p.instructions = {empty};
+  Plan plan;
+  plan.programs = {p};
+  EXPECT_EQ(decodeError(encodePlan(plan)),
+            "p.asplan: invalid plan: a value of type f32[4611686018427387904] "
+            "has a negative dim or more bytes than a buffer can hold");
+}
