@@ -504,8 +504,8 @@ LogicalResult convertCumSum(NodeImporter &n, StringRef) {
                  b, l, a[3], arith::SelectOp::create(b, l, take, a[0], zero));
            })
           ->getResult(0);
-  // A strategy applies to the generic: splitting the axis splits both the
-  // output (i) and the summed (k) loop.
+  // A strategy applies to the generic; the axis stays whole (its loop-index
+  // operands are not the node's, so a split of it is refused, located).
   SmallVector<int64_t> ident(rank);
   std::iota(ident.begin(), ident.end(), 0);
   n.main.op = r.getDefiningOp();
