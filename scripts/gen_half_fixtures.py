@@ -39,9 +39,10 @@ which rounds after every op inside the cell and every step's state.
   x[4,1024] = 1.25 + 0.05 N(0,1). References: torch in FP32 on the narrow
   values, rounded once (torch 1.13 has no float16 softmax, cumsum or
   layer_norm on the CPU). torch's own bfloat16 sum, mean, softmax and
-  cumsum equal them; its log_softmax rounds log(sum) to bfloat16 first
-  (bf16-reduce.torch-logsoftmax.npy) and its layer_norm keeps mean and rstd
-  in bfloat16 (distances printed). Accumulating in the narrow type stalls:
+  cumsum equal them; its log_softmax rounds log(sum) to bfloat16 first and
+  its layer_norm keeps mean and rstd in bfloat16 (distances printed). The
+  model's outputs are stats = [sum, mean] and rows = [softmax, logsoftmax,
+  cumsum, layernorm], concatenated along dim 1. Accumulating in the narrow type stalls:
   a bfloat16 running sum of values near 1.25 stops at 512, a float16 one
   adds 1 instead of 1.25 above 1024 (printed: elements outside the tests'
   tolerance).
@@ -250,7 +251,9 @@ def lstm_fixtures(out):
 
 
 def reduce_model(elem, prefix, gamma, beta):
-    """x[4,1024] -> the six reductions along dim 1, weights as `elem`."""
+    """x[4,1024] -> the six reductions along dim 1, weights as `elem`:
+    stats = [sum, mean] (4x2), rows = [softmax, logsoftmax, cumsum,
+    layernorm] (4x4096)."""
     def init(a, name):
         if elem == TensorProto.FLOAT16:
             return numpy_helper.from_array(a.astype(F16), name)
@@ -259,7 +262,7 @@ def reduce_model(elem, prefix, gamma, beta):
     one = numpy_helper.from_array(np.array([1], np.int64), "axis")
     nodes = [
         helper.make_node("ReduceSum", ["x", "axis"], ["sum"], name="op_sum",
-                         keepdims=0),
+                         keepdims=1),
         helper.make_node("ReduceMean", ["x"], ["mean"], name="op_mean",
                          axes=[1], keepdims=1),
         helper.make_node("Softmax", ["x"], ["softmax"], name="op_softmax",
@@ -269,14 +272,17 @@ def reduce_model(elem, prefix, gamma, beta):
         helper.make_node("CumSum", ["x", "axis"], ["cumsum"], name="op_cumsum"),
         helper.make_node("LayerNormalization", ["x", "gamma", "beta"],
                          ["layernorm"], name="op_layernorm", axis=-1),
+        # Two outputs (fewer files to compare): exact concatenations.
+        helper.make_node("Concat", ["sum", "mean"], ["stats"],
+                         name="op_stats", axis=1),
+        helper.make_node("Concat", list(ROWS), ["rows"], name="op_rows",
+                         axis=1),
     ]
-    shapes = {"sum": [4], "mean": [4, 1], "softmax": [4, 1024],
-              "logsoftmax": [4, 1024], "cumsum": [4, 1024],
-              "layernorm": [4, 1024]}
     graph = helper.make_graph(
         nodes, prefix,
         [helper.make_tensor_value_info("x", elem, [4, 1024])],
-        [helper.make_tensor_value_info(k, elem, v) for k, v in shapes.items()],
+        [helper.make_tensor_value_info("stats", elem, [4, 2]),
+         helper.make_tensor_value_info("rows", elem, [4, 1024 * len(ROWS)])],
         [one, init(gamma, "gamma"), init(beta, "beta")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
@@ -289,8 +295,9 @@ def bf16_bits(a):
             .view(np.uint16))
 
 
+ROWS = ("softmax", "logsoftmax", "cumsum", "layernorm")
 REDUCTIONS = {
-    "sum": lambda t, g, b: t.sum(1),
+    "sum": lambda t, g, b: t.sum(1, keepdim=True),
     "mean": lambda t, g, b: t.mean(1, keepdim=True),
     "softmax": lambda t, g, b: torch.softmax(t, 1),
     "logsoftmax": lambda t, g, b: torch.log_softmax(t, 1),
@@ -327,12 +334,12 @@ def reduce_fixtures(out):
             (lambda name, t: np.save(name, t.to(dtype).float().numpy()))
         save(f"{out}/{prefix}.x.npy", xn)
         nsum, nrun = narrow_accumulation(w, dtype)
-        narrow = {"sum": nsum, "cumsum": nrun,
+        narrow = {"sum": nsum[:, None], "cumsum": nrun,
                   "mean": (nsum / 1024).to(dtype).float()[:, None]}
+        refs = {}
         for name, f in REDUCTIONS.items():
             with torch.no_grad():
-                ref = f(w, gw, bw).to(dtype).float()
-            save(f"{out}/{prefix}.{name}.npy", ref)
+                refs[name] = ref = f(w, gw, bw).to(dtype).float()
             msg = f"{prefix} {name}:"
             if name in narrow:
                 bad = ((narrow[name] - ref).abs() > rtol * ref.abs()).sum()
@@ -345,9 +352,10 @@ def reduce_fixtures(out):
                 d = (own - ref).abs()
                 msg += (f" torch bf16 differs in {int((d > 0).sum())} of "
                         f"{d.numel()}, max abs {float(d.max()):.3g}")
-                if name == "logsoftmax":
-                    save(f"{out}/{prefix}.torch-{name}.npy", own)
             print(msg)
+        save(f"{out}/{prefix}.stats.npy",
+             torch.cat([refs["sum"], refs["mean"]], 1))
+        save(f"{out}/{prefix}.rows.npy", torch.cat([refs[r] for r in ROWS], 1))
 
 
 def main():
