@@ -154,6 +154,11 @@ public:
   }
   /// The op whose result the GEMM defines (the epilogue's last one).
   Operation *getTail() const { return epilogue ? epilogue->tail : raw; }
+  /// The ops matchEpilogue folded into the GEMM (none without one).
+  ArrayRef<Operation *> getAbsorbed() const {
+    return epilogue ? ArrayRef<Operation *>(epilogue->absorbed)
+                    : ArrayRef<Operation *>();
+  }
   LogicalResult emit();
 
 private:
@@ -503,6 +508,9 @@ bool ContractionLowering::matchEpilogue() {
   case lower::Activation::Gelu:
     e.kind = e.bias ? GemmEpilogue::BiasGelu : GemmEpilogue::Gelu;
     break;
+  case lower::Activation::GeluErf:
+    e.kind = e.bias ? GemmEpilogue::BiasGeluErf : GemmEpilogue::GeluErf;
+    break;
   }
   epilogue = std::move(e);
   return true;
@@ -665,6 +673,21 @@ FailureOr<bool> lower::tryLowerContraction(linalg::LinalgOp op,
     return true;
   }
   return false;
+}
+
+bool lower::isGemm(linalg::LinalgOp op) {
+  ContractionLowering lowering(op, nullptr);
+  return lowering.analyse(/*lookThroughTransposes=*/true);
+}
+
+SmallVector<Operation *> lower::getGemmEpilogueOps(linalg::LinalgOp op) {
+  ContractionLowering lowering(op, nullptr);
+  if (!lowering.analyse(/*lookThroughTransposes=*/true))
+    return {};
+  lowering.chooseOrders();
+  if (!lowering.matchEpilogue())
+    return {};
+  return SmallVector<Operation *>(lowering.getAbsorbed());
 }
 
 /// The result of a one-result linalg op on tensors, if anything reads it.

@@ -46,7 +46,7 @@ std::optional<rt::DType> toDType(mlir::Type type);
 /// both M and N loops present, and M or N loops where there are batch loops
 /// (elementwise multiply-adds and batched dot products are left to the loop
 /// nests). A `dist.tf32` op sets the GEMM's tf32. An f32 contraction whose
-/// result only a bias add along its columns and/or a ReLU / GELU-tanh reads
+/// result only a bias add along its columns and/or a ReLU / GELU reads
 /// (GemmEpilogue.h; AUTOSHARD_GEMM_EPILOGUES=0 turns this off) becomes one
 /// GEMM with that epilogue, emitted when the loader reaches the last of
 /// those ops and defining its result; the contraction and the other ops
@@ -54,6 +54,15 @@ std::optional<rt::DType> toDType(mlir::Type type);
 /// (nothing emitted) when it is neither, failure after a diagnostic.
 mlir::FailureOr<bool> tryLowerContraction(mlir::linalg::LinalgOp op,
                                           PlanBuilder &builder);
+
+/// Whether tryLowerContraction lowers `op` as a GEMM.
+bool isGemm(mlir::linalg::LinalgOp op);
+
+/// The elementwise ops (and the bias broadcast) tryLowerContraction folds
+/// into `op`'s GEMM as its epilogue; empty when it folds none. Kernel
+/// fusion leaves these ops as they are.
+llvm::SmallVector<mlir::Operation *> getGemmEpilogueOps(
+    mlir::linalg::LinalgOp op);
 
 /// Whether the linalg.transpose need not run: every use of its result is an
 /// input of a contraction that tryLowerContraction lowers, which then reads

@@ -2,11 +2,12 @@
 //
 // Internal to lib/Lower: recognises the elementwise linalg ops that
 // cuBLASLt's epilogues compute on a GEMM's result before storing it -- a
-// bias added along the rows, then ReLU or GELU (its tanh form only:
-// cuBLASLt has no erf GELU) -- so Contraction.cpp can fold them into the
-// GEMM instruction (rt::GemmEpilogue). This file knows the op bodies only;
-// whether the bias's dims line up with the GEMM's columns is the
-// contraction's business.
+// bias added along the rows, then ReLU or GELU (tanh or erf form; cuBLASLt
+// has the tanh one, the runtime's FP32 epilogue kernels both) -- so
+// Contraction.cpp can fold them into the GEMM instruction
+// (rt::GemmEpilogue). This file knows the op bodies only; whether the
+// bias's dims line up with the GEMM's columns is the contraction's
+// business.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AUTOSHARD_LIB_LOWER_GEMMEPILOGUE_H
@@ -19,7 +20,7 @@
 
 namespace autoshard::lower {
 
-enum class Activation { None, Relu, Gelu };
+enum class Activation { None, Relu, Gelu, GeluErf };
 
 /// One elementwise op that reads a GEMM result `x`: act(x [+ bias]).
 struct EpilogueStep {
@@ -37,10 +38,22 @@ struct EpilogueStep {
 /// `op` as an epilogue step on its input `x`: all loops parallel, one f32
 /// result, x and the result indexed by the identity, at most one other
 /// input (the bias, f32), a body computing x + bias (either order), max(.,
-/// 0) / GELU-tanh of x or of that sum, or both, and nothing else read.
+/// 0) / GELU (tanh or erf form) of x or of that sum, or both, and nothing
+/// else read.
 /// nullopt when it is none of these, or when it would do nothing (a copy).
 std::optional<EpilogueStep> matchEpilogueStep(mlir::linalg::LinalgOp op,
                                               mlir::Value x);
+
+/// Merges the chain of elementwise linalg.generic ops that reads the GEMM
+/// result of every contraction in `func` (Contraction.h isGemm) into one
+/// op when that op is an epilogue step (matchEpilogueStep): e.g. the ONNX
+/// exporter's bias Add then Div/Erf/Add/Mul/Mul becomes one op computing
+/// GELU-erf(x + bias), which the contraction then folds. The chain's ops
+/// read only x, one other tensor (the first op: the bias) and each other,
+/// and only its last op's result is read elsewhere; the longest such
+/// prefix that matches is merged. Runs before kernel fusion (which would
+/// mix the chain with its neighbours); nothing when epilogues are off.
+void groupGemmEpilogues(mlir::Operation *func);
 
 /// Whether GEMM epilogues are on: AUTOSHARD_GEMM_EPILOGUES=0 turns them
 /// off, so tests can compare a fused program with the unfused one.

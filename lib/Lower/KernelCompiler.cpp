@@ -2,6 +2,8 @@
 
 #include "autoshard/Lower/KernelCompiler.h"
 
+#include "Contraction.h"
+#include "GemmEpilogue.h"
 #include "HalfEmulation.h"
 
 #include "autoshard/Runtime/KernelLibrary.h"
@@ -91,14 +93,33 @@ std::string autoshard::getKernelCacheDir(const KernelOptions &options) {
 // Elementwise fusion
 //===----------------------------------------------------------------------===//
 
+/// The ops GEMMs fold as their epilogues (after groupGemmEpilogues): a
+/// loop nest must not take them in, nor they another op.
+static llvm::SmallPtrSet<Operation *, 16> getEpilogueOps(Operation *func) {
+  llvm::SmallPtrSet<Operation *, 16> ops;
+  func->walk([&](linalg::LinalgOp op) {
+    for (Operation *absorbed : lower::getGemmEpilogueOps(op))
+      ops.insert(absorbed);
+  });
+  return ops;
+}
+
 LogicalResult autoshard::fuseElementwiseOps(Operation *func) {
   MLIRContext *ctx = func->getContext();
-  linalg::ControlFusionFn control = [](OpOperand *fused) {
+  // The epilogue match sees GEMM -> bias add -> activation before fusion
+  // mixes those ops with their neighbours (a residual add after them
+  // still fuses with what follows it).
+  lower::groupGemmEpilogues(func);
+  llvm::SmallPtrSet<Operation *, 16> epilogueOps;
+  if (lower::gemmEpiloguesEnabled())
+    epilogueOps = getEpilogueOps(func);
+  linalg::ControlFusionFn control = [&epilogueOps](OpOperand *fused) {
     Value v = fused->get();
     auto producer = v.getDefiningOp<linalg::GenericOp>();
     auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
     if (!producer || !consumer || !v.hasOneUse() ||
-        producer->getBlock() != consumer->getBlock())
+        producer->getBlock() != consumer->getBlock() ||
+        epilogueOps.contains(producer) || epilogueOps.contains(consumer))
       return false;
     if (producer.getNumParallelLoops() != producer.getNumLoops())
       return false;

@@ -5,6 +5,7 @@
 #include "autoshard/Lower/KernelCompiler.h"
 
 #include "Contraction.h"
+#include "GemmEpilogue.h"
 
 #include "autoshard/Dialect/Dist/IR/DistDialect.h"
 #include "autoshard/Dialect/Dist/IR/DistOps.h"
@@ -1475,16 +1476,23 @@ LogicalResult Loader::lowerDim(tensor::DimOp op) {
 FailureOr<rt::Program> autoshard::lowerToProgram(ModuleOp module,
                                                  StringRef entry,
                                                  const LowerOptions &options) {
-  if (options.kernels.mode == KernelMode::Interpreted ||
-      !options.kernels.fuse) {
+  bool fuse = options.kernels.mode != KernelMode::Interpreted &&
+              options.kernels.fuse;
+  if (!fuse && !lower::gemmEpiloguesEnabled()) {
     Loader loader(module, options);
     return loader.run(entry);
   }
-  // Fusion rewrites a copy: the caller's module stays as it was.
+  // Fusion and the grouping of GEMM epilogue chains rewrite a copy: the
+  // caller's module stays as it was.
   OwningOpRef<ModuleOp> fused = module.clone();
-  for (auto func : fused->getOps<func::FuncOp>())
-    if (!func.isExternal() && failed(fuseElementwiseOps(func)))
+  for (auto func : fused->getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!fuse)
+      lower::groupGemmEpilogues(func);
+    else if (failed(fuseElementwiseOps(func)))
       return failure();
+  }
   Loader loader(*fused, options);
   return loader.run(entry);
 }

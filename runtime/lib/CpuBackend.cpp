@@ -618,6 +618,8 @@ private:
                 epilogue == GemmEpilogue::BiasRelu;
     bool gelu = epilogue == GemmEpilogue::Gelu ||
                 epilogue == GemmEpilogue::BiasGelu;
+    bool geluErf = epilogue == GemmEpilogue::GeluErf ||
+                   epilogue == GemmEpilogue::BiasGeluErf;
     int64_t n = c.getDim(c.getRank() - 1);
     int64_t rows = n ? c.getNumElements() / n : 0;
     const float *b = bias.isNull() ? nullptr : bias.getData<float>();
@@ -629,6 +631,8 @@ private:
           x = x > 0 || std::isnan(x) ? x : 0.0f;
         else if (gelu)
           x = static_cast<float>(geluTanh(x));
+        else if (geluErf)
+          x = static_cast<float>(0.5 * x * (1 + std::erf(x * M_SQRT1_2)));
         row[j] = x;
       }
     }

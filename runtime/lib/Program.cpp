@@ -63,6 +63,10 @@ std::string_view autoshard::rt::stringifyGemmEpilogue(GemmEpilogue epilogue) {
     return "gelu";
   case GemmEpilogue::BiasGelu:
     return "bias_gelu";
+  case GemmEpilogue::GeluErf:
+    return "gelu_erf";
+  case GemmEpilogue::BiasGeluErf:
+    return "bias_gelu_erf";
   }
   return "?";
 }
@@ -71,7 +75,8 @@ std::optional<GemmEpilogue>
 autoshard::rt::symbolizeGemmEpilogue(std::string_view name) {
   for (GemmEpilogue e :
        {GemmEpilogue::None, GemmEpilogue::Bias, GemmEpilogue::Relu,
-        GemmEpilogue::BiasRelu, GemmEpilogue::Gelu, GemmEpilogue::BiasGelu})
+        GemmEpilogue::BiasRelu, GemmEpilogue::Gelu, GemmEpilogue::BiasGelu,
+        GemmEpilogue::GeluErf, GemmEpilogue::BiasGeluErf})
     if (stringifyGemmEpilogue(e) == name)
       return e;
   return std::nullopt;

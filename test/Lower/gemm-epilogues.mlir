@@ -1,21 +1,24 @@
 // GEMM epilogues (lib/Lower/GemmEpilogue.cpp, Contraction.cpp): a bias
-// added along a GEMM's columns, then ReLU or GELU (tanh form), fold into the
-// GEMM instruction; a result with other readers, a bias along the rows and
-// the erf GELU do not. The fused program equals the unfused one
-// (AUTOSHARD_GEMM_EPILOGUES=0) on one rank and after a round trip through a
-// plan file, and partitioned on 4 ranks it equals one rank.
+// added along a GEMM's columns, then ReLU or GELU (tanh or erf form), fold
+// into the GEMM instruction, also when they are a chain of ops (grouped
+// before kernel fusion); a result with other readers and a bias along the
+// rows do not, and a residual add after them stays. The fused program
+// equals the unfused one (AUTOSHARD_GEMM_EPILOGUES=0) on one rank and
+// after a round trip through a plan file, and partitioned on 4 ranks it
+// equals one rank (there the pipeline merges the identical products x w4,
+// whose result then has many readers: their epilogues do not fold).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: autoshard-run %s --print-plan --output-dir %t/fused | FileCheck %s
 // RUN: env AUTOSHARD_GEMM_EPILOGUES=0 autoshard-run %s --print-plan --output-dir %t/plain | FileCheck %s --check-prefix=PLAIN
-// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10; do autoshard-run --compare %t/fused/output_$i.npy %t/plain/output_$i.npy --rtol 1e-6 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
+// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10 11 12; do autoshard-run --compare %t/fused/output_$i.npy %t/plain/output_$i.npy --rtol 1e-6 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
 // Through a plan file (epilogues stored by name): the same outputs.
 // RUN: autoshard compile %s --lower-only -o %t/e.asplan
 // RUN: autoshard-run %t/e.asplan --output-dir %t/plan
-// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10; do autoshard-run --compare %t/plan/output_$i.npy %t/fused/output_$i.npy --rtol 0 --atol 0 || exit 1; done | FileCheck %s --check-prefix=MATCH
+// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10 11 12; do autoshard-run --compare %t/plan/output_$i.npy %t/fused/output_$i.npy --rtol 0 --atol 0 || exit 1; done | FileCheck %s --check-prefix=MATCH
 // The partitioned program: the biases are the local slices of the columns.
 // RUN: autoshard-opt %s --autoshard-pipeline -o %t/p4.mlir
 // RUN: %mpirun -np 4 autoshard-run %t/p4.mlir --print-plan --output-dir %t/fused4 --timeout 60 | FileCheck %s --check-prefix=PART
-// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10; do autoshard-run --compare %t/fused4/output_$i.npy %t/fused/output_$i.npy --rtol 1e-5 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
+// RUN: for i in 0 1 2 3 4 5 6 7 8 9 10 11 12; do autoshard-run --compare %t/fused4/output_$i.npy %t/fused/output_$i.npy --rtol 1e-5 --atol 1e-6 || exit 1; done | FileCheck %s --check-prefix=MATCH
 
 // Layer 1: bias add and ReLU as two generics.
 // CHECK: = matmul {{.*}} : f32[8x32] epilogue bias_relu
@@ -27,9 +30,8 @@
 // The GEMM result is returned too: nothing folds.
 // CHECK: = matmul {{.*}} : f32[8x16]{{$}}
 // CHECK: = generic
-// The erf GELU is not cuBLASLt's.
-// CHECK: = matmul {{.*}} : f32[8x16]{{$}}
-// CHECK: = generic
+// The erf GELU in one op (ONNX's Gelu).
+// CHECK: = matmul {{.*}} : f32[8x16] epilogue gelu_erf
 // A bias along the rows (M) is no cuBLASLt bias.
 // CHECK: = matmul {{.*}} : f32[8x16]{{$}}
 // CHECK: = generic
@@ -40,6 +42,11 @@
 // CHECK: = matmul {{.*}} : f32[16x8] epilogue bias_relu
 // bf16 inputs, f32 accumulation (--precision bf16's contractions).
 // CHECK: = matmul {{.*}} : f32[8x16] epilogue bias_gelu
+// The erf GELU as a chain of six ops (the bias add read twice in it).
+// CHECK: = matmul {{.*}} : f32[8x16] epilogue bias_gelu_erf
+// Bias, ReLU, then a residual add (the loop nest that stays).
+// CHECK: [[R:%[0-9]+]] = matmul {{.*}} : f32[8x16] epilogue bias_relu
+// CHECK: = generic [[R]], %0,
 // CHECK-NOT: = {{.*}} epilogue
 
 // PLAIN-NOT: = {{.*}} epilogue
@@ -47,7 +54,7 @@
 // PART: epilogue bias_relu
 // PART: epilogue bias_gelu
 
-// MATCH-COUNT-11: MATCH
+// MATCH-COUNT-13: MATCH
 
 #mesh = #dist.mesh<[dp = 2, mp = 2]>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -68,7 +75,8 @@ func.func @main(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %b1: tensor<32xf32
                 %ha: tensor<8x16xbf16>, %hb: tensor<16x16xbf16>)
     -> (tensor<8x16xf32>, tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x16xf32>,
         tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<2x4x6xf32>,
-        tensor<8x16xf32>, tensor<16x8xf32>, tensor<8x16xf32>) {
+        tensor<8x16xf32>, tensor<16x8xf32>, tensor<8x16xf32>, tensor<8x16xf32>,
+        tensor<8x16xf32>) {
   %zero = arith.constant 0.0 : f32
   %xs = dist.annotate %x : tensor<8x16xf32> as #dist.layout<#mesh, [[dp], []]>
   %w1s = dist.annotate %w1 : tensor<16x32xf32> as #dist.layout<#mesh, [[], [mp]]>
@@ -247,9 +255,77 @@ func.func @main(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %b1: tensor<32xf32
       %r = arith.mulf %hx, %onep : f32
       linalg.yield %r : f32
   } -> tensor<8x16xf32>
-  return %g2, %s3, %r3, %m4, %s4, %g5, %s6, %rq, %g7, %rt, %gh
+
+  // The erf GELU of x w4 + b4 spread over one op each (the ONNX exporter's
+  // Add, Div, Erf, Add, Mul, Mul; here 1/sqrt(2) as a math.sqrt): the
+  // chain becomes one op before kernel fusion and folds.
+  %m9 = linalg.matmul ins(%x, %w4 : tensor<8x16xf32>, tensor<16x16xf32>) outs(%z2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %s9 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m9, %b4 : tensor<8x16xf32>, tensor<16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %d9 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s9 : tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %c_two = arith.constant 2.000000000e+00 : f32
+      %q = math.sqrt %c_two : f32
+      %r = arith.divf %a, %q : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %f9 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d9 : tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = math.erf %a : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %p9 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%f9 : tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %c_one = arith.constant 1.000000000e+00 : f32
+      %r = arith.addf %a, %c_one : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %q9 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s9, %p9 : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %r = arith.mulf %a, %b : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %g9 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%q9 : tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %c_half = arith.constant 5.000000000e-01 : f32
+      %r = arith.mulf %a, %c_half : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+
+  // relu(x w4 + b4) + x: the bias and ReLU fold, the residual add stays a
+  // loop nest of its own.
+  %m10 = linalg.matmul ins(%x, %w4 : tensor<8x16xf32>, tensor<16x16xf32>) outs(%z2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %s10 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m10, %b4 : tensor<8x16xf32>, tensor<16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %r10 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s10 : tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.maximumf %a, %zero : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %y10 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r10, %x : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %g2, %s3, %r3, %m4, %s4, %g5, %s6, %rq, %g7, %rt, %gh, %g9, %y10
       : tensor<8x16xf32>, tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x16xf32>,
         tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<2x4x6xf32>,
-        tensor<8x16xf32>, tensor<16x8xf32>, tensor<8x16xf32>
+        tensor<8x16xf32>, tensor<16x8xf32>, tensor<8x16xf32>, tensor<8x16xf32>,
+        tensor<8x16xf32>
 }
 }

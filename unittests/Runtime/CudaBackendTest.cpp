@@ -661,8 +661,10 @@ double geluTanh(double x) {
 
 /// c against act(c0 + op(a) op(b) + bias) in double. The GEMM's bound (as
 /// expectGemm's) passes through the activation (ReLU 1-Lipschitz, GELU
-/// under 1.13); GELU may be computed with a fast tanh (2^-10 of |x| + 1)
-/// and a bf16/f16 c is rounded once, after the epilogue. Returns the
+/// under 1.13, both forms); GELU may be computed with a fast tanh (2^-10
+/// of |x| + 1), the erf form in f32 steps (2^-20 of |x| + 1: 1 + erf
+/// cancels for x < 0), and a bf16/f16 c is rounded once, after the
+/// epilogue. Returns the
 /// largest error relative to its bound.
 double expectEpilogue(const Tensor &got, const Tensor &a, const Tensor &b,
                       const Tensor &c0, const Tensor *bias, bool tb,
@@ -678,6 +680,8 @@ double expectEpilogue(const Tensor &got, const Tensor &a, const Tensor &b,
               epilogue == GemmEpilogue::BiasRelu;
   bool gelu = epilogue == GemmEpilogue::Gelu ||
               epilogue == GemmEpilogue::BiasGelu;
+  bool geluErf = epilogue == GemmEpilogue::GeluErf ||
+                 epilogue == GemmEpilogue::BiasGeluErf;
   double worst = 0;
   for (int64_t q = 0; q < batch; ++q)
     for (int64_t i = 0; i < m; ++i)
@@ -693,9 +697,13 @@ double expectEpilogue(const Tensor &got, const Tensor &a, const Tensor &b,
         double c = accumulate ? c0.getAsDouble(ic) : 0;
         double bj = bias ? bias->getAsDouble(j) : 0;
         double pre = c + acc + bj;
-        double want = relu ? std::max(pre, 0.0) : gelu ? geluTanh(pre) : pre;
+        double want = relu      ? std::max(pre, 0.0)
+                      : gelu    ? geluTanh(pre)
+                      : geluErf ? 0.5 * pre * (1 + std::erf(pre * M_SQRT1_2))
+                                : pre;
         double bound = 1.13 * tol * (mag + std::fabs(c) + std::fabs(bj)) +
                        (gelu ? 0x1p-10 * (std::fabs(pre) + 1) : 0) +
+                       (geluErf ? 0x1p-20 * (std::fabs(pre) + 1) : 0) +
                        outTol * std::fabs(want) * 1.01 + 1e-30;
         double err = std::fabs(got.getAsDouble(ic) - want);
         worst = std::max(worst, err / bound);
@@ -708,7 +716,8 @@ double expectEpilogue(const Tensor &got, const Tensor &a, const Tensor &b,
 }
 } // namespace
 
-/// Each cuBLASLt epilogue (bias, ReLU, GELU and their combinations) in each
+/// Each cuBLASLt epilogue (bias, ReLU, GELU and their combinations; the erf
+/// GELU, which cuBLASLt lacks, always through the backend's kernel) in each
 /// precision, plain and batched, beta 0 and 1, against the double reference;
 /// then the same through the backend's own epilogue kernel (what it runs
 /// where cuBLASLt has no algorithm with the epilogue). The "cpu" instance
@@ -716,7 +725,8 @@ double expectEpilogue(const Tensor &got, const Tensor &a, const Tensor &b,
 TEST_P(BackendVsCpuTest, GemmEpilogueEachPrecision) {
   const GemmEpilogue epilogues[] = {GemmEpilogue::Bias, GemmEpilogue::Relu,
                                     GemmEpilogue::BiasRelu, GemmEpilogue::Gelu,
-                                    GemmEpilogue::BiasGelu};
+                                    GemmEpilogue::BiasGelu, GemmEpilogue::GeluErf,
+                                    GemmEpilogue::BiasGeluErf};
   for (bool kernel : {false, true})
   for (const GemmPrecision &prec : kGemmPrecisions) {
     if (kernel)

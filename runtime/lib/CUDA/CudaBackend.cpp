@@ -758,8 +758,12 @@ private:
     // bias), where the kernel's FP32 epilogue stays within it (0.96).
     bool halfOut =
         c.getDType() == DType::BF16 || c.getDType() == DType::F16;
-    bool forceKernel = epilogue != GemmEpilogue::None &&
-                       (halfOut || (kernel && std::strcmp(kernel, "1") == 0));
+    // cuBLASLt has no erf GELU (its GELU epilogue is the tanh form).
+    bool erf = epilogue == GemmEpilogue::GeluErf ||
+               epilogue == GemmEpilogue::BiasGeluErf;
+    bool forceKernel =
+        epilogue != GemmEpilogue::None &&
+        (halfOut || erf || (kernel && std::strcmp(kernel, "1") == 0));
     if (!forceKernel &&
         ctx->lt->run(p, 1.0f, pb, pa, accumulate ? 1.0f : 0.0f, pc, pbias))
       return;
@@ -820,6 +824,9 @@ private:
       return CUBLASLT_EPILOGUE_GELU;
     case GemmEpilogue::BiasGelu:
       return CUBLASLT_EPILOGUE_GELU_BIAS;
+    case GemmEpilogue::GeluErf: // the FP32 kernel: never asked of cuBLASLt
+    case GemmEpilogue::BiasGeluErf:
+      return CUBLASLT_EPILOGUE_DEFAULT;
     }
     return CUBLASLT_EPILOGUE_DEFAULT;
   }

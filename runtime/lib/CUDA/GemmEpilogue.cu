@@ -31,7 +31,7 @@ __device__ void storeAs(void *p, DType type, int64_t i, float v) {
     static_cast<float *>(p)[i] = v;
 }
 
-/// act: 0 none, 1 ReLU, 2 GELU (tanh form).
+/// act: 0 none, 1 ReLU, 2 GELU (tanh form), 3 GELU (erf form).
 __global__ void epilogueKernel(const float *acc, void *out, DType outType,
                                const void *bias, bool addOut, int64_t total,
                                int64_t n, int act) {
@@ -47,6 +47,8 @@ __global__ void epilogueKernel(const float *acc, void *out, DType outType,
     else if (act == 2)
       x = 0.5f * x *
           (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    else if (act == 3)
+      x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
     storeAs(out, outType, i, x);
   }
 }
@@ -58,11 +60,14 @@ cudaError_t autoshard::rt::cuda::launchGemmEpilogue(
     int64_t total, int64_t n, GemmEpilogue epilogue, cudaStream_t stream) {
   if (total == 0)
     return cudaSuccess;
-  int act =
-      epilogue == GemmEpilogue::Relu || epilogue == GemmEpilogue::BiasRelu ? 1
-      : epilogue == GemmEpilogue::Gelu || epilogue == GemmEpilogue::BiasGelu
-          ? 2
-          : 0;
+  int act = 0;
+  if (epilogue == GemmEpilogue::Relu || epilogue == GemmEpilogue::BiasRelu)
+    act = 1;
+  else if (epilogue == GemmEpilogue::Gelu || epilogue == GemmEpilogue::BiasGelu)
+    act = 2;
+  else if (epilogue == GemmEpilogue::GeluErf ||
+           epilogue == GemmEpilogue::BiasGeluErf)
+    act = 3;
   unsigned grid = static_cast<unsigned>(
       std::min<int64_t>((total + kThreads - 1) / kThreads, 65535));
   epilogueKernel<<<grid, kThreads, 0, stream>>>(acc, out, outType, bias, addOut,

@@ -3,7 +3,8 @@
 // Where cuBLASLt has no algorithm with the epilogue for a problem (its
 // heuristic returns none), or for an empty product, the CUDA backend runs
 // the plain GEMM into an FP32 buffer and this kernel after it: the same
-// bias / ReLU / GELU-tanh in FP32, one rounding to the result's type.
+// bias / ReLU / GELU-tanh in FP32, one rounding to the result's type. GELU's
+// erf form always runs here (cuBLASLt's GELU epilogue is the tanh form).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AUTOSHARD_RUNTIME_LIB_CUDA_GEMMEPILOGUE_H

@@ -196,8 +196,10 @@ std::string_view stringifyOpKind(OpKind kind);
 
 /// What a GEMM does to its result before storing it (cuBLASLt's epilogues):
 /// add a bias vector along the rows (bias[j] to every C[..., i, j]), then
-/// optionally ReLU (max(x, 0)) or GELU in its tanh form,
-/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+/// optionally ReLU (max(x, 0)), GELU in its tanh form,
+/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), or GELU in its erf form
+/// (torch's default nn.GELU()), 0.5 x (1 + erf(x / sqrt(2))). Values are only
+/// added (plan files name them, so old plans keep reading).
 enum class GemmEpilogue : uint8_t {
   None,
   Bias,
@@ -205,6 +207,8 @@ enum class GemmEpilogue : uint8_t {
   BiasRelu,
   Gelu,
   BiasGelu,
+  GeluErf,
+  BiasGeluErf,
 };
 
 std::string_view stringifyGemmEpilogue(GemmEpilogue epilogue);
@@ -212,7 +216,7 @@ std::optional<GemmEpilogue> symbolizeGemmEpilogue(std::string_view name);
 /// Whether the epilogue reads a bias vector (the GEMM's operand 3).
 inline bool hasBias(GemmEpilogue e) {
   return e == GemmEpilogue::Bias || e == GemmEpilogue::BiasRelu ||
-         e == GemmEpilogue::BiasGelu;
+         e == GemmEpilogue::BiasGelu || e == GemmEpilogue::BiasGeluErf;
 }
 
 struct Instruction {
