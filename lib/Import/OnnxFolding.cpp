@@ -501,7 +501,7 @@ static constexpr int64_t kMaxFoldedElements = int64_t(1) << 26;
 /// the bound, must not add up without one either. Small results (shape
 /// data, which later Reshapes need known) always fold: at 32 KB a node the
 /// host memory stays a small multiple of the graph's own.
-static constexpr int64_t kMaxFoldedTotal = int64_t(1) << 27;
+static constexpr int64_t kMaxFoldedTotal = int64_t(1) << 26;
 static constexpr int64_t kAlwaysFoldedElements = 4096;
 
 /// Whether a fold may make a tensor of `shape`; if so its elements count
