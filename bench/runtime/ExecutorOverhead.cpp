@@ -5,10 +5,13 @@
 //   matmul:  N chained [1x1] @ [1x1] matmuls, each into an Empty init that
 //            folds into the GEMM (2N instructions, N executed): what a GPU
 //            program pays per GEMM on the host besides the cuBLASLt call;
-//   reshape: N chained reshapes (no backend call at all).
+//   reshape: N chained reshapes (no backend call at all);
+//   gemm1:   the one-GEMM program of autoshard-bench-gpu-gemm ([1x1] inputs),
+//            enqueued N times: the host cost of a whole program run (input
+//            binding, the output's allocation, one GEMM, the outputs).
 // Prints, per program, the best of REPS runs divided by the executed
-// instructions, for run() (which synchronises at the end; a no-op on the
-// CPU) and enqueue().
+// instructions (gemm1: by the N runs, "ns/run"), for run() (which
+// synchronises at the end; a no-op on the CPU) and enqueue().
 //
 //   autoshard-bench-executor-overhead [N REPS]
 //
@@ -88,6 +91,26 @@ static double bestSeconds(int reps, const std::function<void()> &fn) {
   return best;
 }
 
+/// The one-GEMM program (Empty C; C += A B, folded to one beta = 0 GEMM)
+/// run `n` times per timing: host ns per program run.
+static void printOneGemmRuns(Backend &cpu, int64_t n, int reps) {
+  Program p = makeMatmulChain(1);
+  std::unique_ptr<Communicator> comm = createLocalCommunicator(p.mesh);
+  Executor exec(p, cpu, *comm);
+  std::vector<Tensor> inputs = {makeSeededTensor(DType::F32, {1, 1}, 1, 0),
+                                makeSeededTensor(DType::F32, {1, 1}, 1, 1)};
+  double tRun = bestSeconds(reps, [&] {
+    for (int64_t i = 0; i < n; ++i)
+      exec.run(inputs);
+  });
+  double tEnqueue = bestSeconds(reps, [&] {
+    for (int64_t i = 0; i < n; ++i)
+      exec.enqueue(inputs);
+  });
+  std::printf("%-8s %12lld %14.1f %14.1f   (ns/run)\n", "gemm1", (long long)n,
+              tRun / n * 1e9, tEnqueue / n * 1e9);
+}
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? std::max(1LL, std::atoll(argv[1])) : 10000;
   int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
@@ -115,5 +138,6 @@ int main(int argc, char **argv) {
     std::printf("%-8s %12lld %14.1f %14.1f\n", c.name, (long long)c.executed,
                 tRun / c.executed * 1e9, tEnqueue / c.executed * 1e9);
   }
+  printOneGemmRuns(*cpu, n, reps);
   return 0;
 }

@@ -17,25 +17,10 @@ inline ProgramIO io(ValueId v, Shape shape) {
   return p;
 }
 
-/// relu(x @ w) and the zero init the matmul started from (returned too, so
-/// the executor must not update it in place).
-inline Program makeReluMatmul() {
-  Program p;
-  p.mesh = oneDevice();
-  ValueId x = p.addValue(DType::F32, {4, 3});
-  ValueId w = p.addValue(DType::F32, {3, 2});
-  p.inputs = {io(x, {4, 3}), io(w, {3, 2})};
-  ValueId c = p.addValue(DType::F32, {4, 2});
-  Instruction empty;
-  empty.kind = OpKind::Empty;
-  empty.results = {c};
-  ValueId m = p.addValue(DType::F32, {4, 2});
-  Instruction mm;
-  mm.kind = OpKind::Matmul;
-  mm.operands = {x, w, c};
-  mm.results = {m};
+/// out = max(in, 0) elementwise over [rows, cols] (one input, one init).
+inline std::shared_ptr<GenericSpec> makeReluSpec(int64_t rows, int64_t cols) {
   auto g = std::make_shared<GenericSpec>();
-  g->loopRanges = {4, 2};
+  g->loopRanges = {rows, cols};
   g->numInputs = 1;
   g->numOutputs = 1;
   AffineMapSpec id;
@@ -60,6 +45,27 @@ inline Program makeReluMatmul() {
   g->body = {zero, cmp, sel};
   g->numRegs = 5;
   g->yields = {4};
+  return g;
+}
+
+/// relu(x @ w) and the zero init the matmul started from (returned too, so
+/// the executor must not update it in place).
+inline Program makeReluMatmul() {
+  Program p;
+  p.mesh = oneDevice();
+  ValueId x = p.addValue(DType::F32, {4, 3});
+  ValueId w = p.addValue(DType::F32, {3, 2});
+  p.inputs = {io(x, {4, 3}), io(w, {3, 2})};
+  ValueId c = p.addValue(DType::F32, {4, 2});
+  Instruction empty;
+  empty.kind = OpKind::Empty;
+  empty.results = {c};
+  ValueId m = p.addValue(DType::F32, {4, 2});
+  Instruction mm;
+  mm.kind = OpKind::Matmul;
+  mm.operands = {x, w, c};
+  mm.results = {m};
+  std::shared_ptr<GenericSpec> g = makeReluSpec(4, 2);
   ValueId r = p.addValue(DType::F32, {4, 2});
   Instruction relu;
   relu.kind = OpKind::Generic;

@@ -6,17 +6,23 @@
 //            GEMM) run by the Executor on the CUDA backend - what
 //            autoshard-run's GEMMs get: Executor::enqueue, its bookkeeping,
 //            output allocation from the pool and the output released back;
+//   graph:   the same program through an Executor with
+//            ExecutorOptions::cudaGraphs (autoshard-run --cuda-graphs): its
+//            second run is recorded into a CUDA graph and every later one
+//            replays it, so the host's per-run work is one graph launch;
 //   backend: Backend::gemm on preallocated tensors;
 //   cuBLASLt: cublasLtMatmul on the same buffers with descriptors and the
 //            heuristic's algorithm made once, outside the timing;
-// and the ratios program/cuBLASLt and backend/cuBLASLt (the targets). All
-// three are timed the same way: N calls queued, then one synchronize, wall
-// clock; N is at least --iters and large enough for --min-ms of work, and
-// each is the best of three rounds taken in turn, so that clock ramps and
-// launch latency do not decide a 10 us GEMM's ratio. "run+sync" is the
-// program through Executor::run, which waits for the device at the end of
-// every run: a one-GEMM program pays one stream synchronisation per GEMM
-// there (a whole program pays one per step), so it is shown, not a target.
+// and the ratios program/cuBLASLt and backend/cuBLASLt (the targets;
+// "prog/cub" takes the better of the two program paths, "graph/cub" is the
+// graph's alone). All four are timed the same way: N calls queued, then one
+// synchronize, wall clock; N is at least --iters and large enough for
+// --min-ms of work, and each is the best of three rounds taken in turn, so
+// that clock ramps and launch latency do not decide a 10 us GEMM's ratio.
+// "run+sync" is the program through Executor::run, which waits for the
+// device at the end of every run: a one-GEMM program pays one stream
+// synchronisation per GEMM there (a whole program pays one per step), so it
+// is shown, not a target.
 // fp32 computes in full FP32, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32,
 // bf16/fp16 take bf16/f16 A and B with FP32 accumulation into an f32 C.
 //
@@ -185,7 +191,8 @@ private:
 };
 
 struct Row {
-  double program, backend, direct, synced; // TFLOP/s
+  double program, backend, direct, synced, graph; // TFLOP/s
+  bool replayed; // the graph column's Executor replayed a recording
 };
 
 /// The per-call seconds of each of `steps` (all ending in `sync`): N calls
@@ -217,6 +224,9 @@ Row measure(Backend &gpu, const Shape3 &s, const Precision &prec, int iters,
   Program program = gemmProgram(s, prec);
   std::unique_ptr<Communicator> local = createLocalCommunicator(program.mesh);
   Executor executor(program, gpu, *local);
+  ExecutorOptions graphOptions;
+  graphOptions.cudaGraphs = true;
+  Executor graphed(program, gpu, *local, graphOptions);
   std::vector<Tensor> inputs = {a, b};
 
   GemmOptions options;
@@ -238,11 +248,13 @@ Row measure(Backend &gpu, const Shape3 &s, const Precision &prec, int iters,
        [&] {
          direct.run(a.getRawData(), b.getRawData(), c.getRawData(), stream);
        },
-       [&] { executor.run(inputs); }},
+       [&] { executor.run(inputs); },
+       [&] { graphed.enqueue(inputs); }},
       sync, iters, minSeconds);
   cudaStreamDestroy(stream);
   return {flops / t[0] / 1e12, flops / t[1] / 1e12, flops / t[2] / 1e12,
-          flops / t[3] / 1e12};
+          flops / t[3] / 1e12, flops / t[4] / 1e12,
+          graphed.lastRunReplayed()};
 }
 } // namespace
 
@@ -293,10 +305,15 @@ int main(int argc, char **argv) {
                 "targets: backend/cuBLASLt >= 0.97, program/cuBLASLt >= "
                 "0.95\n",
                 prop.name, iters, minMs);
-    std::printf("%-5s %-22s %11s %11s %11s %9s %9s %9s\n", "prec",
+    std::printf("%-5s %-22s %11s %11s %11s %9s %9s %9s %15s %9s\n", "prec",
                 "batch x m x n x k", "program", "backend", "cuBLASLt",
-                "prog/cub", "back/cub", "run+sync");
-    double minProgram = 1e9, minBackend = 1e9;
+                "prog/cub", "back/cub", "run+sync", "program (graph)",
+                "graph/cub");
+    // prog/cub and the lowest program/cuBLASLt take the better program
+    // path per row (enqueue or graph); the last line names both.
+    double minProgram = 1e9, minBackend = 1e9, minEnqueue = 1e9,
+           minGraph = 1e9;
+    bool allReplayed = true;
     for (const Precision &prec : kPrecisions) {
       if (!only.empty() && only != prec.name)
         continue;
@@ -307,19 +324,28 @@ int main(int argc, char **argv) {
         std::snprintf(label, sizeof(label), "%lld x %lld x %lld x %lld",
                       (long long)s.batch, (long long)s.m, (long long)s.n,
                       (long long)s.k);
-        double pr = r.program / r.direct, br = r.backend / r.direct;
+        double er = r.program / r.direct, gr = r.graph / r.direct;
+        double pr = std::max(er, gr), br = r.backend / r.direct;
         minProgram = std::min(minProgram, pr);
         minBackend = std::min(minBackend, br);
-        std::printf(
-            "%-5s %-22s %8.1f TF %8.1f TF %8.1f TF %9.3f %9.3f %9.3f%s\n",
-            prec.name, label, r.program, r.backend, r.direct, pr, br,
-            r.synced / r.direct,
-            pr < 0.95 || br < 0.97 ? "  (below target)" : "");
+        minEnqueue = std::min(minEnqueue, er);
+        minGraph = std::min(minGraph, gr);
+        allReplayed = allReplayed && r.replayed;
+        std::printf("%-5s %-22s %8.1f TF %8.1f TF %8.1f TF %9.3f %9.3f %9.3f "
+                    "%12.1f TF %9.3f%s%s\n",
+                    prec.name, label, r.program, r.backend, r.direct, pr, br,
+                    r.synced / r.direct, r.graph, gr,
+                    r.replayed ? "" : "  (graph not replayed)",
+                    pr < 0.95 || br < 0.97 ? "  (below target)" : "");
       }
     }
     std::printf("gpu_gemm: lowest backend/cuBLASLt %.3f, lowest "
                 "program/cuBLASLt %.3f\n",
                 minBackend, minProgram);
+    std::printf("gpu_gemm: lowest program (enqueue)/cuBLASLt %.3f, lowest "
+                "program (graph)/cuBLASLt %.3f%s\n",
+                minEnqueue, minGraph,
+                allReplayed ? "" : " (some graphs were not replayed)");
     cudaFree(workspace);
   } catch (const Error &e) {
     std::fprintf(stderr, "gpu_gemm: error: %s\n", e.what());

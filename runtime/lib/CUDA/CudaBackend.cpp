@@ -577,6 +577,9 @@ public:
   }
   MemoryStats getMemoryStats() const override { return pool->getStats(); }
 
+  bool beginCapture() override;
+  std::unique_ptr<CapturedWork> endCapture() override;
+
   // Conv2D through cuDNN (CudnnConv.cpp), else the direct kernel; Pool2D
   // by the direct kernel (WindowKernels.cu).
   bool hasWindowKernels() const override { return true; }
@@ -751,19 +754,19 @@ private:
     p.alignBias = getLtAlignment(pbias, 0);
     if (!ctx->lt)
       ctx->lt = std::make_unique<LtGemm>(stream());
-    const char *kernel = std::getenv("AUTOSHARD_CUDA_EPILOGUE_KERNEL");
     // A bf16/f16 result takes the kernel too: on an H200, cuBLASLt's
     // epilogue into fp16 missed the one-rounding bound (1.46 of it in
     // GemmEpilogueEachPrecision, as if the product were rounded before the
     // bias), where the kernel's FP32 epilogue stays within it (0.96).
     bool halfOut =
         c.getDType() == DType::BF16 || c.getDType() == DType::F16;
+    // (The environment is read only for epilogues: getenv per plain GEMM
+    // is host time a launch-bound program pays per run.)
     // cuBLASLt has no erf GELU (its GELU epilogue is the tanh form).
     bool erf = epilogue == GemmEpilogue::GeluErf ||
                epilogue == GemmEpilogue::BiasGeluErf;
-    bool forceKernel =
-        epilogue != GemmEpilogue::None &&
-        (halfOut || erf || (kernel && std::strcmp(kernel, "1") == 0));
+    bool forceKernel = epilogue != GemmEpilogue::None &&
+                       (halfOut || erf || askedForEpilogueKernel());
     if (!forceKernel &&
         ctx->lt->run(p, 1.0f, pb, pa, accumulate ? 1.0f : 0.0f, pc, pbias))
       return;
@@ -781,6 +784,11 @@ private:
                     ctx->lt->run(plain, 1.0f, pb, pa,
                                  inPlace && accumulate ? 1.0f : 0.0f, acc);
                   });
+  }
+
+  static bool askedForEpilogueKernel() {
+    const char *kernel = std::getenv("AUTOSHARD_CUDA_EPILOGUE_KERNEL");
+    return kernel && std::strcmp(kernel, "1") == 0;
   }
 
   /// c = epilogue(gemm + (c if accumulate) + bias) through an FP32 buffer
@@ -868,7 +876,66 @@ private:
   std::shared_ptr<BufferPool> pool; // made once the stream exists
   std::unique_ptr<CudnnConv> cudnn; // null without cuDNN
   bool cudnnTried = false;
+  bool capturing = false; // between beginCapture and endCapture
 };
+
+/// A recorded run (Backend::endCapture): the instantiated CUDA graph and
+/// the pool blocks reserved to it. Destroying it while a replay is in
+/// flight is safe: CUDA frees the graph when the replay completes, and
+/// work queued later on the stream (the blocks' next users) runs after it.
+class CudaGraph final : public CapturedWork {
+public:
+  CudaGraph(std::shared_ptr<Context> ctx, cudaGraphExec_t exec,
+            std::shared_ptr<BufferPool::Reservation> blocks)
+      : ctx(std::move(ctx)), exec(exec), blocks(std::move(blocks)) {}
+  ~CudaGraph() override { cudaGraphExecDestroy(exec); }
+  void replay() override {
+    AUTOSHARD_CUDA_CHECK(cudaGraphLaunch(exec, ctx->info.stream));
+  }
+
+private:
+  std::shared_ptr<Context> ctx; // the stream
+  cudaGraphExec_t exec;
+  std::shared_ptr<BufferPool::Reservation> blocks;
+};
+
+/// Thread-local capture mode: a call of this thread that could wait for
+/// the device (cudaMalloc, a synchronous copy, a stream synchronize) fails
+/// and ends the recording instead of being recorded wrongly; the pool
+/// refuses to obtain new blocks meanwhile (BufferPool::beginReserving).
+bool CudaBackend::beginCapture() {
+  if (capturing)
+    return false;
+  pool->beginReserving();
+  if (cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal) !=
+      cudaSuccess) {
+    (void)cudaGetLastError();
+    pool->endReserving(/*keep=*/false);
+    return false;
+  }
+  capturing = true;
+  return true;
+}
+
+std::unique_ptr<CapturedWork> CudaBackend::endCapture() {
+  if (!capturing)
+    return nullptr;
+  capturing = false;
+  cudaGraph_t graph = nullptr;
+  cudaError_t status = cudaStreamEndCapture(stream(), &graph);
+  cudaGraphExec_t exec = nullptr;
+  if (status == cudaSuccess && graph)
+    status = cudaGraphInstantiate(&exec, graph, 0);
+  if (graph)
+    cudaGraphDestroy(graph); // the executable graph is a copy
+  if (status != cudaSuccess || !exec) {
+    (void)cudaGetLastError(); // an invalidated capture is not sticky
+    pool->endReserving(/*keep=*/false);
+    return nullptr;
+  }
+  return std::make_unique<CudaGraph>(ctx, exec,
+                                     pool->endReserving(/*keep=*/true));
+}
 
 /// Loads the program's generated kernels (PTX, JIT-compiled by the driver
 /// for this GPU) once per distinct module; their kernels are looked up by

@@ -131,6 +131,14 @@ static cl::opt<int> repeat("repeat",
                                     "one untimed warm-up run) and report "
                                     "the mean step time"),
                            cl::init(1), cl::cat(category));
+static cl::opt<bool> cudaGraphs(
+    "cuda-graphs",
+    cl::desc("Replay runs as CUDA graphs (--backend cuda): the second run on "
+             "the same inputs is recorded and later ones replay it, one "
+             "launch per run; a program that cannot be recorded (one with "
+             "collectives, or a kernel that waits for the device) runs as "
+             "usual"),
+    cl::cat(category));
 static cl::opt<bool> memoryStats(
     "memory-stats",
     cl::desc("Print each rank's buffer-pool counters after the run (rank 0): "
@@ -691,21 +699,27 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
   std::vector<rt::Tensor> outputs;
   double total = 0;
   int runs = std::max(1, repeat.getValue());
+  bool profiling = profileTable || !profileJson.empty();
   for (int step = 1; step <= steps; ++step) {
     watchdog.rearm();
     if (job.rank == debugHangRank && step == debugHangStep)
       hang();
     auto start = std::chrono::steady_clock::now();
+    // Runs are queued without waiting for the device (the profiler times
+    // each run, so it waits): the next run is queued behind the last.
     for (int r = 0; r < runs; ++r) {
       outputs.clear(); // their buffers serve the next run
-      outputs = executor.run(inputs);
+      outputs = profiling ? executor.run(inputs) : executor.enqueue(inputs);
       if (step == 1 && r == 0)
         setup.afterFirstRun = backend.getMemoryStats();
     }
-    // Gathering the loss (a few bytes) also waits for the step to finish.
+    // Gathering the loss (a few bytes) also waits for the step to finish;
+    // without one, a step line's time or the last step still waits here.
     rt::Tensor loss;
     if (withLoss)
       loss = gatherGlobal(setup, backend, p.outputs[0], outputs[0]);
+    else if (report || step == steps)
+      backend.synchronize();
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -982,8 +996,10 @@ int main(int argc, char **argv) {
         std::unique_ptr<rt::Communicator> nccl;
         if (backendName == "cuda")
           nccl = rt::createNcclCommunicator(setup.program.mesh, *backend);
+        rt::ExecutorOptions executorOptions;
+        executorOptions.cudaGraphs = cudaGraphs;
         rt::Executor executor(setup.program, *backend,
-                              nccl ? *nccl : *setup.comm);
+                              nccl ? *nccl : *setup.comm, executorOptions);
         if (job.rank == debugFailRank)
           throw rt::Error("injected failure (--debug-fail-rank)");
         if (job.rank == debugHangRank && debugHangStep == 0)
@@ -1005,8 +1021,10 @@ int main(int argc, char **argv) {
         // --repeat times the steady state, as PyTorch's benchmarks do: one
         // untimed, unprofiled run first pays for what happens once (cuBLAS
         // and CUDA modules loading lazily, the buffer pool filling).
+        // With --cuda-graphs the second run is the recording: untimed too.
         if (repeat > 1)
-          executor.run(inputs);
+          for (int r = 0; r < (cudaGraphs ? 2 : 1); ++r)
+            executor.run(inputs);
         rt::Profiler profiler;
         if (profileTable || !profileJson.empty())
           executor.setProfiler(&profiler);

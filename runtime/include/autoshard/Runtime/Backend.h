@@ -49,6 +49,17 @@ struct GemmOptions {
   const Tensor *bias = nullptr;
 };
 
+/// Work a backend recorded between beginCapture and endCapture that it can
+/// queue again as one launch (a CUDA graph). The buffers the recorded work
+/// touched stay reserved to it while it lives, so replays find them as the
+/// recording left them to the program.
+class CapturedWork {
+public:
+  virtual ~CapturedWork() = default;
+  /// Queues the recorded work (the same kernels on the same buffers).
+  virtual void replay() = 0;
+};
+
 class Backend {
 public:
   virtual ~Backend();
@@ -113,6 +124,14 @@ public:
                       ReductionKind kind) {
     throw Error(getName() + " backend has no pool2d kernel");
   }
+  /// Records instead of running: the work queued until endCapture is
+  /// recorded, not done, and nothing may wait for the device meanwhile (a
+  /// call that would throws rt::Error). False: this backend cannot record
+  /// (the CPU's default).
+  virtual bool beginCapture() { return false; }
+  /// Ends the recording: null when it failed (a call could not be recorded;
+  /// nothing of it ran or will), else the work, which has not run yet.
+  virtual std::unique_ptr<CapturedWork> endCapture() { return nullptr; }
   /// Called once per Executor before it runs `program`: the CUDA backend
   /// loads the program's generated kernels (Program::gpuModule) here.
   virtual void prepare(const Program &program) {}

@@ -13,6 +13,20 @@
 
 namespace autoshard::rt {
 
+struct ExecutorOptions {
+  /// Replay runs as CUDA graphs where the backend records work
+  /// (Backend::beginCapture): the second enqueue on the same input buffers
+  /// records the whole program into a graph and every later enqueue on
+  /// those buffers replays it as one launch, so a launch-bound program
+  /// (small GEMMs) pays the host's per-instruction work once. A replay
+  /// writes the same output buffers: it overwrites the outputs of the
+  /// previous run, which callers that keep them must copy first. Runs on
+  /// other input buffers, with a profiler, of programs with collectives,
+  /// and every run after a recording failed (a kernel that waits for the
+  /// device, a buffer the pool has to obtain) take the plain path.
+  bool cudaGraphs = false;
+};
+
 /// Interprets a verified Program on one rank: kernels go to the backend,
 /// collectives are packed along their dim and sent through the communicator.
 /// Values are freed after their last use; an init that dies at its consumer
@@ -23,7 +37,9 @@ public:
   /// groups of every collective and, on the CPU backend, loads the program's
   /// compiled kernels (a one-line rt::Error if the library is missing or
   /// lacks one).
-  Executor(const Program &program, Backend &backend, Communicator &comm);
+  Executor(const Program &program, Backend &backend, Communicator &comm,
+           ExecutorOptions options = {});
+  ~Executor();
 
   /// Runs on local (shard) inputs in backend memory, one per program input
   /// with the input value's type; returns the local outputs once the
@@ -37,6 +53,10 @@ public:
   /// (steps, a benchmark) waits once, not per run. A device fault shows at
   /// the next synchronising call instead of here.
   std::vector<Tensor> enqueue(const std::vector<Tensor> &inputs);
+
+  /// Whether the last enqueue or run replayed a recorded graph
+  /// (ExecutorOptions::cudaGraphs).
+  bool lastRunReplayed() const { return replayed; }
 
   /// Times every instruction into `profiler` from the next run on (null:
   /// stop). On a device backend each instruction is then synchronised.
@@ -52,19 +72,36 @@ public:
     std::function<Tensor()> unpack;
   };
 
+  /// An input's address and type, as a recorded graph reads it.
+  struct InputKey {
+    const void *data = nullptr;
+    DType type = DType::F32;
+    Shape shape;
+  };
+
 private:
+  /// enqueue() without graphs: the instructions one by one.
+  std::vector<Tensor> enqueuePlain(const std::vector<Tensor> &inputs);
+  /// enqueue() with ExecutorOptions::cudaGraphs: replays, records or runs
+  /// plainly (see there); records on the second run on the same buffers.
+  std::vector<Tensor> enqueueGraph(const std::vector<Tensor> &inputs);
+  /// Records one run into `graph` and replays it; false (nothing queued)
+  /// when the backend could not record it.
+  bool capture(const std::vector<Tensor> &inputs);
   void execute(const Instruction &inst, std::vector<Tensor> &env);
   void executeWindow(const Instruction &inst, std::vector<Tensor> &env);
   void executeGeneric(const Instruction &inst, std::vector<Tensor> &env);
+  /// The process index results: made once (makeProcessIndex), then shared.
   void executeProcessIndex(const Instruction &inst, std::vector<Tensor> &env);
+  void makeProcessIndex(const Instruction &inst, std::vector<Tensor> &env);
   void executeCollective(const Instruction &inst, std::vector<Tensor> &env);
   CollectivePlan packCollective(const Instruction &inst, const Tensor &input);
   /// Checks an unpacked collective result against the declared value and
   /// stores it (reshaped to the declared shape).
   void finishCollective(const Instruction &inst, const Tensor &result,
                         std::vector<Tensor> &env);
-  /// The program inputs checked against their values, in a fresh env.
-  std::vector<Tensor> bindInputs(const std::vector<Tensor> &inputs);
+  /// The program inputs checked against their values, into `env`.
+  void bindInputs(const std::vector<Tensor> &inputs);
   /// Throws unless every result of `inst` has its declared type and shape.
   void checkResults(const Instruction &inst,
                     const std::vector<Tensor> &env) const;
@@ -89,6 +126,20 @@ private:
   const Program &program;
   Backend &backend;
   Communicator &comm;
+  ExecutorOptions executorOptions;
+  /// The env of the running enqueue, kept between runs for its storage.
+  std::vector<Tensor> env;
+  /// Constant and process-index results by value: made (uploaded) on the
+  /// first run and shared by the later ones, which then neither copy
+  /// host data nor wait for it (a recorded graph could not).
+  std::vector<Tensor> invariant;
+  // ExecutorOptions::cudaGraphs state: the recorded run, the inputs and
+  // outputs it was recorded with, the previous run's inputs (a recording
+  // needs two runs on the same buffers) and whether recording failed.
+  std::unique_ptr<CapturedWork> graph;
+  std::vector<InputKey> graphInputs, previousInputs;
+  std::vector<Tensor> graphOutputs;
+  bool captureFailed = false, replayed = false;
   std::vector<size_t> lastUse; // instruction index of each value's last use
   std::shared_ptr<KernelLibrary> kernelLibrary;
   std::vector<KernelFn> kernels; // per instruction; null: interpret

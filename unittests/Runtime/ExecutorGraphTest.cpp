@@ -1,0 +1,243 @@
+//===- ExecutorGraphTest.cpp - Runs replayed as CUDA graphs ---------------===//
+//
+// ExecutorOptions::cudaGraphs against the plain path on the same backend:
+// "cuda" (skipped without a GPU) records the second run on the same inputs
+// and replays it after, which must give the plain run's outputs bit for
+// bit; "cpu" cannot record and must take the plain path every time. The
+// reservation of pool blocks to a recording (BufferPool) is tested on host
+// memory here too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../../runtime/lib/BufferPool.h"
+#include "autoshard/Runtime/CudaBackend.h"
+#include "autoshard/Runtime/Executor.h"
+#include "autoshard/Runtime/HostIO.h"
+#include "TestPrograms.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+
+using namespace autoshard;
+using namespace autoshard::rt;
+using namespace autoshard::rt::test;
+
+namespace {
+
+/// mm = x @ w into a folded Empty; r = relu(mm) into fill(0): a GEMM, a
+/// constant, a fill and a loop nest, outputs r and mm.
+Program makeGemmRelu() {
+  Program p;
+  p.mesh = oneDevice();
+  ValueId x = p.addValue(DType::F32, {64, 32});
+  ValueId w = p.addValue(DType::F32, {32, 48});
+  p.inputs = {io(x, {64, 32}), io(w, {32, 48})};
+  Instruction zero;
+  zero.kind = OpKind::Constant;
+  zero.constant = Tensor(DType::F32, {});
+  zero.results = {p.addValue(DType::F32, {})};
+  Instruction empty;
+  empty.kind = OpKind::Empty;
+  empty.results = {p.addValue(DType::F32, {64, 48})};
+  Instruction mm;
+  mm.kind = OpKind::Matmul;
+  mm.operands = {x, w, empty.results[0]};
+  mm.results = {p.addValue(DType::F32, {64, 48})};
+  Instruction fill;
+  fill.kind = OpKind::Fill;
+  fill.operands = {zero.results[0]};
+  fill.results = {p.addValue(DType::F32, {64, 48})};
+  Instruction relu;
+  relu.kind = OpKind::Generic;
+  relu.generic = makeReluSpec(64, 48);
+  relu.operands = {mm.results[0], fill.results[0]};
+  relu.results = {p.addValue(DType::F32, {64, 48})};
+  p.instructions = {zero, empty, mm, fill, relu};
+  p.outputs = {io(relu.results[0], {64, 48}), io(mm.results[0], {64, 48})};
+  return p;
+}
+
+/// out = source[indices] along dim 0: the CUDA gather checks its indices on
+/// the device and waits for the answer, which a recording cannot.
+Program makeGather() {
+  Program p;
+  p.mesh = oneDevice();
+  ValueId src = p.addValue(DType::F32, {8, 4});
+  ValueId idx = p.addValue(DType::I64, {3, 1});
+  p.inputs = {io(src, {8, 4}), io(idx, {3, 1})};
+  Instruction gather;
+  gather.kind = OpKind::Gather;
+  gather.operands = {src, idx};
+  gather.perm = {0};
+  gather.results = {p.addValue(DType::F32, {3, 1, 4})};
+  p.instructions = {gather};
+  p.outputs = {io(gather.results[0], {3, 1, 4})};
+  return p;
+}
+
+class ExecutorGraphTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    if (GetParam() == "cpu") {
+      backend = createCpuBackend();
+      return;
+    }
+    if (!isCudaAvailable())
+      GTEST_SKIP() << "CUDA graphs not tested: " << getCudaUnavailableReason();
+    backend = createCudaBackend(0);
+  }
+  bool records() const { return GetParam() != "cpu"; }
+
+  std::vector<Tensor> upload(const std::vector<Tensor> &host) {
+    std::vector<Tensor> out;
+    for (const Tensor &t : host)
+      out.push_back(backend->upload(t));
+    return out;
+  }
+  /// `got` (device) equals `want` (host) bit for bit.
+  void expectSame(const std::vector<Tensor> &got,
+                  const std::vector<Tensor> &want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      double err = 0;
+      EXPECT_EQ(compareTensors(backend->download(got[i]), want[i], 0, 0, err),
+                "")
+          << "output " << i;
+    }
+  }
+  std::vector<Tensor> download(const std::vector<Tensor> &outs) {
+    std::vector<Tensor> host;
+    for (const Tensor &t : outs)
+      host.push_back(backend->download(t));
+    return host;
+  }
+
+  std::unique_ptr<Backend> backend;
+};
+
+TEST_P(ExecutorGraphTest, ReplayEqualsEnqueue) {
+  Program p = makeGemmRelu();
+  ASSERT_EQ(p.verify(), "");
+  std::unique_ptr<Communicator> comm = createLocalCommunicator(p.mesh);
+  Executor plain(p, *backend, *comm);
+  ExecutorOptions options;
+  options.cudaGraphs = true;
+  Executor graphed(p, *backend, *comm, options);
+  std::vector<Tensor> inputs = upload(
+      {makeSeededTensor(DType::F32, {64, 32}, 3, 0),
+       makeSeededTensor(DType::F32, {32, 48}, 3, 1)});
+  std::vector<Tensor> want = download(plain.run(inputs));
+  for (int run = 0; run < 4; ++run) {
+    expectSame(graphed.run(inputs), want);
+    // The first run is plain, the second records and replays.
+    EXPECT_EQ(graphed.lastRunReplayed(), records() && run > 0) << run;
+  }
+  // New data in the same buffers: a replay reads it.
+  Tensor x2 = makeSeededTensor(DType::F32, {64, 32}, 4, 0);
+  Tensor x2d = backend->upload(x2);
+  backend->copy(x2d, inputs[0]);
+  want = download(plain.run(inputs));
+  std::vector<Tensor> got = graphed.enqueue(inputs);
+  EXPECT_EQ(graphed.lastRunReplayed(), records());
+  expectSame(got, want);
+  // Other buffers: the plain path, the same values.
+  std::vector<Tensor> other = {x2d, backend->upload(makeSeededTensor(
+                                        DType::F32, {32, 48}, 3, 1))};
+  expectSame(graphed.run(other), download(plain.run(other)));
+  EXPECT_FALSE(graphed.lastRunReplayed());
+  // Back on the recorded buffers: replayed again.
+  expectSame(graphed.run(inputs), want);
+  EXPECT_EQ(graphed.lastRunReplayed(), records());
+}
+
+TEST_P(ExecutorGraphTest, FallsBackWhenRecordingFails) {
+  Program p = makeGather();
+  ASSERT_EQ(p.verify(), "");
+  std::unique_ptr<Communicator> comm = createLocalCommunicator(p.mesh);
+  ExecutorOptions options;
+  options.cudaGraphs = true;
+  Executor graphed(p, *backend, *comm, options);
+  Tensor idx(DType::I64, {3, 1});
+  for (int64_t i = 0; i < 3; ++i)
+    idx.setFromInt(i, (i * 3 + 1) % 8);
+  Tensor src = makeSeededTensor(DType::F32, {8, 4}, 5, 0);
+  std::vector<Tensor> inputs = upload({src, idx});
+  for (int run = 0; run < 3; ++run) {
+    std::vector<Tensor> got = download(graphed.run(inputs));
+    EXPECT_FALSE(graphed.lastRunReplayed());
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t c = 0; c < 4; ++c)
+        ASSERT_EQ(got[0].getAsDouble(r * 4 + c),
+                  src.getAsDouble(((r * 3 + 1) % 8) * 4 + c));
+  }
+  // A bad index is still the located error after a failed recording.
+  idx.setFromInt(0, 8);
+  EXPECT_THROW(graphed.run(upload({src, idx})), Error);
+  EXPECT_THROW(graphed.run(upload({src, idx})), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ExecutorGraphTest,
+                         ::testing::Values("cuda", "cpu"),
+                         [](const auto &info) { return info.param; });
+
+/// Host blocks standing in for device memory.
+std::shared_ptr<BufferPool> makeHostPool() {
+  return BufferPool::create(
+      MemorySpace::Host, [](size_t bytes) { return std::malloc(bytes); },
+      [](void *block) { std::free(block); });
+}
+
+TEST(BufferPoolReserveTest, RecordedBlocksStayWithTheRecording) {
+  std::shared_ptr<BufferPool> pool = makeHostPool();
+  void *first, *second;
+  {
+    std::shared_ptr<Buffer> a = pool->get(100), b = pool->get(100);
+    first = a->getData();
+    second = b->getData();
+  } // two blocks of the 128-byte class in the free list
+  pool->beginReserving();
+  std::shared_ptr<Buffer> out;
+  void *scratch;
+  {
+    std::shared_ptr<Buffer> t = pool->get(100); // freed within the recording
+    scratch = t->getData();
+  }
+  out = pool->get(100); // reuses the block just freed, as a plain run does
+  EXPECT_EQ(out->getData(), scratch);
+  void *untouched = scratch == first ? second : first;
+  // Nothing more from the system while recording.
+  EXPECT_THROW(pool->get(100000), Error);
+  std::shared_ptr<BufferPool::Reservation> r = pool->endReserving(true);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(pool->getStats().systemAllocations, 2);
+  // The recording's block, even once released, is not lent to others; the
+  // block it never touched is.
+  void *outBlock = out->getData();
+  out.reset();
+  std::shared_ptr<Buffer> c = pool->get(100);
+  EXPECT_NE(c->getData(), outBlock);
+  EXPECT_EQ(c->getData(), untouched);
+  std::shared_ptr<Buffer> d = pool->get(100);
+  EXPECT_NE(d->getData(), outBlock);
+  EXPECT_EQ(pool->getStats().systemAllocations, 3);
+  // Once the recording dies, its block serves the pool again.
+  r.reset();
+  std::shared_ptr<Buffer> e = pool->get(100);
+  EXPECT_EQ(e->getData(), outBlock);
+  EXPECT_EQ(pool->getStats().systemAllocations, 3);
+}
+
+TEST(BufferPoolReserveTest, AFailedRecordingReservesNothing) {
+  std::shared_ptr<BufferPool> pool = makeHostPool();
+  { std::shared_ptr<Buffer> a = pool->get(64); }
+  pool->beginReserving();
+  std::shared_ptr<Buffer> t = pool->get(64);
+  void *block = t->getData();
+  EXPECT_FALSE(pool->endReserving(false));
+  t.reset();
+  EXPECT_EQ(pool->get(64)->getData(), block);
+  EXPECT_EQ(pool->getStats().systemAllocations, 1);
+}
+
+} // namespace
