@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes the float16/bfloat16 model fixtures of test/Import/half-gemm.test,
-fp16-cnn.test, bf16-lstm.test, fp16-reduce.test and bf16-reduce.test
-(issue 20).
+fp16-cnn.test, bf16-lstm.test, fp16-reduce.test, bf16-reduce.test and
+loss-half-bf16.test (issue 20).
 
-    /usr/bin/python3 scripts/gen_half_fixtures.py [OUT_DIR] [gemm|cnn|lstm|reduce...]
+    /usr/bin/python3 scripts/gen_half_fixtures.py [OUT_DIR] [gemm|cnn|lstm|reduce|loss...]
 
 Needs torch (1.13), onnx and numpy; CI does not: the outputs are committed
 (OUT_DIR, default test/Import/Inputs). Each model's references are printed
@@ -46,7 +46,14 @@ which rounds after every op inside the cell and every step's state.
   a bfloat16 running sum of values near 1.25 stops at 512, a float16 one
   adds 1 instead of 1.25 above 1024 (printed: elements outside the tests'
   tolerance).
-- Pass `reduce` (or gemm, cnn, lstm) to write only those fixtures.
+- bf16-loss: [cross_entropy, weighted cross_entropy with ignore_index,
+  nll_loss (sum) of x - 3 as [16,10,100]] of near-uniform logits x[16,1000],
+  exported from torch in bfloat16 (SoftmaxCrossEntropyLoss x2 and
+  NegativeLogLikelihoodLoss). Reference: torch in FP32 on the bfloat16
+  values, one rounding per node; printed beside torch's own bfloat16 (its
+  log_softmax rounds log(sum) first: ce one ulp high) and the losses with
+  bfloat16 sums (the exponentials stall at 256, the picks at 1024).
+- Pass `reduce` (or gemm, cnn, lstm, loss) to write only those fixtures.
 """
 import os
 import sys
@@ -358,14 +365,71 @@ def reduce_fixtures(out):
         save(f"{out}/{prefix}.rows.npy", torch.cat([refs[r] for r in ROWS], 1))
 
 
+class Losses(nn.Module):
+    """ce = cross_entropy(x, t); wce = the same with class weights (a
+    bfloat16 initializer) and ignore_index 5 (weighted mean); nll =
+    nll_loss((x - 3) as [16, 10, 100], t2, sum). Stacked into one output."""
+    def __init__(self, w):
+        super().__init__()
+        self.register_buffer("w", w)
+
+    def forward(self, x, t, t2):
+        ce = nn.functional.cross_entropy(x, t)
+        wce = nn.functional.cross_entropy(x, t, weight=self.w, ignore_index=5)
+        nll = nn.functional.nll_loss((x - 3).view(16, 10, 100), t2,
+                                     reduction="sum")
+        return torch.stack([ce, wce, nll])
+
+
+def loss_fixtures(out):
+    torch.manual_seed(23)
+    # Near-uniform logits: 1000 exponentials near 1 whose bfloat16 running
+    # sum stalls at 256, and a loss near log(1000) = 6.9.
+    x = (0.1 * torch.randn(16, 1000)).to(torch.bfloat16)
+    t = torch.randint(0, 1000, (16,))
+    t[::4] = 5  # ignored by wce
+    t2 = torch.randint(0, 10, (16, 100))
+    w = (1 + 0.5 * torch.rand(1000)).to(torch.bfloat16)
+    model = Losses(w).eval()
+    torch.onnx.export(model, (x, t, t2), f"{out}/bf16-loss.onnx",
+                      input_names=["x", "t", "t2"], output_names=["losses"],
+                      opset_version=17)
+    f = nn.functional
+    rnd = lambda v: v.to(torch.bfloat16).float()
+    xw, ww = x.float(), w.float()
+    with torch.no_grad():
+        own = model(x, t, t2).float()
+        # FP32 compute on the bfloat16 values, one rounding per node (the
+        # Sub rounds before the NLL, as in the graph).
+        ref = rnd(torch.stack([
+            f.cross_entropy(xw, t),
+            f.cross_entropy(xw, t, weight=ww, ignore_index=5),
+            f.nll_loss(rnd(xw - 3).view(16, 10, 100), t2, reduction="sum")]))
+        # The sums in bfloat16 instead: of the exponentials and of the
+        # losses (what the importer emitted before).
+        e = rnd(torch.exp(xw - xw.max(1, keepdim=True).values))
+        s, _ = narrow_accumulation(e, torch.bfloat16)
+        logp = rnd(xw - xw.max(1, keepdim=True).values - rnd(torch.log(s))[:, None])
+        picked = rnd(-logp[torch.arange(16), t])
+        ce_sum, _ = narrow_accumulation(picked[None], torch.bfloat16)
+        nll_sum, _ = narrow_accumulation(
+            rnd(3 - xw).view(16, 10, 100).gather(1, t2[:, None]).reshape(1, -1),
+            torch.bfloat16)
+    print(f"bf16-loss: reference [ce, wce, nll] = {ref.tolist()}; torch's "
+          f"own bf16 {own.tolist()}; bfloat16 sums instead: ce "
+          f"{float(rnd(ce_sum / 16)):.6g}, nll {float(nll_sum):.6g}")
+    for name, a in (("x", x.float()), ("t", t), ("t2", t2), ("losses", ref)):
+        np.save(f"{out}/bf16-loss.{name}.npy", a.numpy())
+
+
 def main():
     args = sys.argv[1:]
-    which = [a for a in args if a in ("gemm", "cnn", "lstm", "reduce")]
+    which = [a for a in args if a in ("gemm", "cnn", "lstm", "reduce", "loss")]
     dirs = [a for a in args if a not in which]
     out = dirs[0] if dirs else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "test", "Import",
         "Inputs")
-    which = which or ["gemm", "cnn", "lstm", "reduce"]
+    which = which or ["gemm", "cnn", "lstm", "reduce", "loss"]
     for name in which:
         globals()[f"{name}_fixtures"](out)
 

@@ -40,9 +40,11 @@ Value toIndex(OpBuilder &b, Location l, Value v) {
 /// NegativeLogLikelihoodLoss on log-probabilities `logp` [N, C, d...] with
 /// integer targets [N, d...]: per element -logp[n, t, d] * w[t] (0 where
 /// t == ignore_index), then reduced as `reduction` says ("mean" divides by
-/// the summed weights of the kept elements).
+/// the summed weights of the kept elements). Computed in `kind`; the result
+/// is rounded once to `outKind` (a float16/bfloat16 loss sums in f32).
 LogicalResult nllLoss(NodeImporter &n, Value logp, ArrayRef<int64_t> shape,
-                      ElemKind kind, const Val &target, const Val *weight) {
+                      ElemKind kind, ElemKind outKind, const Val &target,
+                      const Val *weight) {
   if (isFloatKind(target.kind) || target.kind == ElemKind::Bool)
     return n.error() << "expects integer targets";
   if (static_cast<int64_t>(shape.size()) != target.rank() + 1 ||
@@ -57,55 +59,77 @@ LogicalResult nllLoss(NodeImporter &n, Value logp, ArrayRef<int64_t> shape,
   const onnx::AttributeProto *ignoreAttr = n.attr("ignore_index");
   int64_t ignore = ignoreAttr ? ignoreAttr->i() : 0;
   int64_t classes = shape[1];
-  Value w = weight ? n.materialize(*weight) : Value();
-  Value t = n.materialize(target);
-  int64_t rank = target.rank();
+  int64_t rank = target.rank(), loops = rank + 1;
   OpBuilder &b = n.getBuilder();
-  AffineMap id = b.getMultiDimIdentityMap(rank);
+  MLIRContext *ctx = b.getContext();
+  // Loops (n, c, d...) as logp's dims, c a reduction: the picked class is a
+  // select over c, not a read at a computed index, so the batch (and d...)
+  // split like any parallel dim and a rank needs only its own rows. Exactly
+  // one c is taken (none for an ignored target), so the sum is exact.
+  SmallVector<AffineExpr> tExprs = {getAffineDimExpr(0, ctx)};
+  for (int64_t d = 2; d < loops; ++d)
+    tExprs.push_back(getAffineDimExpr(d, ctx));
+  AffineMap tMap = AffineMap::get(loops, 0, tExprs, ctx);
+  SmallVector<IteratorType> iters(loops, IteratorType::parallel);
+  iters[1] = IteratorType::reduction;
+  SmallVector<GenericInput> ins = {
+      GenericInput{n.materialize(target), tMap, std::nullopt},
+      loopIndex(n, 1, classes, loops)};
+  if (weight)
+    ins.push_back(
+        GenericInput{n.materialize(*weight),
+                     AffineMap::get(loops, 0, {getAffineDimExpr(1, ctx)}, ctx),
+                     std::nullopt});
   // One generic per output: the weighted loss and (for mean) the weight.
-  SmallVector<GenericInput> ins = {GenericInput{t, id, std::nullopt}};
-  for (int64_t d = 0; d < rank; ++d)
-    ins.push_back(loopIndex(n, d, target.shape[d], rank));
   auto perElement = [&](bool lossOut) {
+    SmallVector<GenericInput> all(ins);
+    if (lossOut)
+      all.push_back(
+          GenericInput{logp, b.getMultiDimIdentityMap(loops), std::nullopt});
     return n
         .buildGeneric(
-            ins, target.shape, kind,
-            SmallVector<IteratorType>(rank, IteratorType::parallel), Value(),
-            id,
+            all, target.shape, kind, iters, n.zeroFilled(target.shape, kind),
+            tMap,
             [&](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
-              Type ft = a.back().getType();
-              Value tv = a[0];
-              Value zeroI = arith::ConstantOp::create(
-                  bb, l, bb.getIntegerAttr(tv.getType(), 0));
-              Value kept = arith::ConstantOp::create(bb, l, bb.getBoolAttr(1));
+              Value tv = a[0], acc = a.back();
+              Type ft = acc.getType();
+              if (tv.getType() != bb.getI64Type()) // int32 targets
+                tv = arith::ExtSIOp::create(bb, l, bb.getI64Type(), tv);
+              Value take = arith::CmpIOp::create(
+                  bb, l, arith::CmpIPredicate::eq, tv, a[1]);
               if (ignoreAttr)
-                kept = arith::CmpIOp::create(
-                    bb, l, arith::CmpIPredicate::ne, tv,
-                    arith::ConstantOp::create(
-                        bb, l, bb.getIntegerAttr(tv.getType(), ignore)));
-              // An ignored target may lie outside [0, C): read class 0.
-              Value cls = toIndex(bb, l, arith::SelectOp::create(bb, l, kept, tv,
-                                                                 zeroI));
-              Value wv = arith::ConstantOp::create(bb, l, bb.getFloatAttr(ft, 1));
-              if (w)
-                wv = tensor::ExtractOp::create(bb, l, w, ValueRange{cls});
-              Value zero = arith::ConstantOp::create(bb, l, bb.getFloatAttr(ft, 0));
-              wv = arith::SelectOp::create(bb, l, kept, wv, zero);
-              if (!lossOut)
-                return wv;
-              SmallVector<Value> idx = {toIndex(bb, l, a[1]), cls};
-              for (int64_t d = 1; d < rank; ++d)
-                idx.push_back(toIndex(bb, l, a[1 + d]));
-              Value x = tensor::ExtractOp::create(bb, l, logp, idx);
-              return arith::NegFOp::create(bb, l,
-                                           arith::MulFOp::create(bb, l, x, wv));
+                take = arith::AndIOp::create(
+                    bb, l, take,
+                    arith::CmpIOp::create(
+                        bb, l, arith::CmpIPredicate::ne, tv,
+                        arith::ConstantOp::create(
+                            bb, l, bb.getIntegerAttr(tv.getType(), ignore))));
+              Value v = weight ? a[2]
+                               : Value(arith::ConstantOp::create(
+                                     bb, l, bb.getFloatAttr(ft, 1)));
+              if (lossOut)
+                v = arith::NegFOp::create(
+                    bb, l, arith::MulFOp::create(bb, l, a[a.size() - 2], v));
+              Value zero =
+                  arith::ConstantOp::create(bb, l, bb.getFloatAttr(ft, 0));
+              return arith::AddFOp::create(
+                  bb, l, acc, arith::SelectOp::create(bb, l, take, v, zero));
             })
         ->getResult(0);
   };
-  (void)classes;
   Value loss = perElement(true);
+  // A strategy applies to the pick: its operands are the targets, the class
+  // iota, the weights and the (log-)scores, whose dims are input 0's.
+  SmallVector<int64_t> tDims(rank), xDims(loops);
+  std::iota(tDims.begin(), tDims.end(), 0);
+  std::iota(xDims.begin(), xDims.end(), 0);
+  n.main.op = loss.getDefiningOp();
+  n.main.operands = {OperandSource{1, tDims}, std::nullopt};
+  if (weight)
+    n.main.operands.push_back(OperandSource{2, {0}});
+  n.main.operands.push_back(OperandSource{0, xDims});
   if (reduction == "none") {
-    n.setOutput(0, loss, kind);
+    n.setOutput(0, narrowFromF32(n, loss, outKind), outKind);
     return success();
   }
   std::vector<int64_t> all(rank);
@@ -119,25 +143,33 @@ LogicalResult nllLoss(NodeImporter &n, Value logp, ArrayRef<int64_t> shape,
   Value total = sum(loss);
   if (reduction == "mean") {
     Value wsum = sum(perElement(false));
-    total = n.buildGeneric(
-                 {GenericInput{total, AffineMap::get(0, 0, {}, b.getContext()),
-                               std::nullopt},
-                  GenericInput{wsum, AffineMap::get(0, 0, {}, b.getContext()),
-                               std::nullopt}},
-                 {}, kind, {}, Value(), AffineMap::get(0, 0, {}, b.getContext()),
-                 [](OpBuilder &bb, Location l, ArrayRef<Value> a) {
-                   return Value(arith::DivFOp::create(bb, l, a[0], a[1]));
-                 })
-                ->getResult(0);
+    total =
+        n.buildGeneric(
+             {GenericInput{total, AffineMap::get(0, 0, {}, b.getContext()),
+                           std::nullopt},
+              GenericInput{wsum, AffineMap::get(0, 0, {}, b.getContext()),
+                           std::nullopt}},
+             {}, kind, {}, Value(), AffineMap::get(0, 0, {}, b.getContext()),
+             [](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+               return Value(arith::DivFOp::create(bb, l, a[0], a[1]));
+             })
+            ->getResult(0);
   }
-  n.setOutput(0, total, kind);
+  n.setOutput(0, narrowFromF32(n, total, outKind), outKind);
   return success();
 }
 
 LogicalResult convertLoss(NodeImporter &n, StringRef op) {
-  const Val &x = n.in(0);
-  if (!isFloatKind(x.kind))
+  if (!isFloatKind(n.in(0).kind))
     return n.error() << "expects a float input";
+  // float16/bfloat16 scores and weights are widened once: the log-softmax,
+  // the pick and the reduction run in f32 and each output is rounded once
+  // (a narrow sum of 16 losses or of 1000 exponentials drifts by whole
+  // units; test/Import/loss-half-bf16.test).
+  FailureOr<ElemKind> outKind = widenHalfInputs(n, {2});
+  if (failed(outKind))
+    return failure();
+  const Val &x = n.in(0);
   if (x.rank() < 2)
     return n.error() << "expects an input of rank 2 or more [N, C, d...]";
   const Val *weight = n.hasInput(2) ? &n.in(2) : nullptr;
@@ -146,9 +178,11 @@ LogicalResult convertLoss(NodeImporter &n, StringRef op) {
   Value logp = n.materialize(x);
   if (op == "SoftmaxCrossEntropyLoss") {
     logp = buildLogSoftmax(n, logp, x.shape, x.kind, 1);
-    n.setOutput(1, logp, x.kind);
+    const onnx::NodeProto &node = n.getNode();
+    if (node.output_size() > 1 && !node.output(1).empty())
+      n.setOutput(1, narrowFromF32(n, logp, *outKind), *outKind);
   }
-  return nllLoss(n, logp, x.shape, x.kind, n.in(1), weight);
+  return nllLoss(n, logp, x.shape, x.kind, *outKind, n.in(1), weight);
 }
 
 /// Loops over `shape` with every loop's index as an operand (after `ins`).
