@@ -700,6 +700,7 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
   double total = 0;
   int runs = std::max(1, repeat.getValue());
   bool profiling = profileTable || !profileJson.empty();
+  int replays = 0; // runs replayed as CUDA graphs (--cuda-graphs)
   for (int step = 1; step <= steps; ++step) {
     watchdog.rearm();
     if (job.rank == debugHangRank && step == debugHangStep)
@@ -710,6 +711,7 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
     for (int r = 0; r < runs; ++r) {
       outputs.clear(); // their buffers serve the next run
       outputs = profiling ? executor.run(inputs) : executor.enqueue(inputs);
+      replays += executor.lastRunReplayed();
       if (step == 1 && r == 0)
         setup.afterFirstRun = backend.getMemoryStats();
     }
@@ -750,6 +752,9 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
   if (job.rank == 0 && runs > 1)
     std::cout << "step time: " << format("%.6f", total / runs)
                  << " s (" << runs << " runs)\n";
+  if (job.rank == 0 && cudaGraphs)
+    std::cout << "cuda graphs: " << replays << " of " << runs * steps
+              << " runs replayed\n";
   return outputs;
 }
 
