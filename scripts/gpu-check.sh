@@ -33,7 +33,9 @@
 #    each model's three plans (outputs compared: cuda-compiled vs
 #    cuda-interpreted vs cpu, and the fixture against PyTorch eager on the
 #    GPU and its committed torch output), `--repeat 50` step times, and
-#    bench/runtime/torch_gpu.py for PyTorch eager's time. Tables go to stdout
+#    bench/runtime/torch_gpu.py for PyTorch eager's time, and the compiled
+#    plans' --repeat runs with --cuda-graphs (runs replayed, step time, the
+#    outputs exactly the plain ones'). Tables go to stdout
 #    and $OUT/gpu-check.txt (+ outputs in $OUT/outputs).
 #
 #    It also runs the fixture's forward in fp32/tf32/bf16/fp16 and its Adam
@@ -266,6 +268,13 @@ for m in gpt-example gpt-fixture; do
         | sed -n 's/^step time: \([0-9.eE+-]*\) s.*/\1/p')
     MS[$m.$v]=$(python3 -c "print('%.3f' % (float('${t:-nan}') * 1e3))" 2>/dev/null || echo nan)
   done
+  # Issue 20: the same runs replayed as CUDA graphs where the program can be
+  # recorded (a gather's bounds check or a collective keeps it plain).
+  say "== $m: cuda-compiled --cuda-graphs --repeat $REPEAT"
+  (cd $P && timeout 120 bash ../run.sh autoshard-run $m.cuda-compiled.asplan \
+     --backend cuda "${extra[@]}" --repeat $REPEAT --cuda-graphs \
+     --output-dir $OUT/outputs/$m.cuda-graphs 2>&1 | grep -E '^step time|^cuda graphs|error')
+  compare $OUT/outputs/$m.cuda-graphs/output_0.npy $OUT/outputs/$m.cuda-compiled/output_0.npy 0 0 "cuda graphs vs cuda compiled (exact)"
   if [ $m = gpt-fixture ]; then
     say "== $m: PyTorch eager on the GPU"
     (cd $P && timeout 120 python3 ../../bench/runtime/torch_gpu.py --fixture gpt --weights-dir gpt-weights \
