@@ -1459,30 +1459,55 @@ LogicalResult NodeImporter::convert(const onnx::NodeProto &n, Location l,
     inputs.push_back(it->second);
     present.push_back(true);
   }
+  // ONNX's min_input per op and opset (onnx.defs schemas, where it changes:
+  // the entry with the largest opset <= this model's applies), raised where
+  // this importer needs more (Slice, Reshape, Range, Where, Expand, Gemm,
+  // LayerNormalization, from opset 1). Required inputs must be named: an
+  // empty name ("", an omitted optional input) is no input (fuzz-onnx: folds
+  // and converters read them unchecked). Input 0 is required by every op
+  // imported here, and every input of a variadic op.
   struct Arity {
     const char *op;
+    int64_t sinceOpset;
     int minIn;
   };
-  static const Arity kArity[] = {{"Add", 2},
-                                 {"Sub", 2},
-                                 {"Mul", 2},
-                                 {"Div", 2},
-                                 {"Pow", 2},
-                                 {"Equal", 2},
-                                 {"Less", 2},
-                                 {"Greater", 2},
-                                 {"Where", 3},
-                                 {"MatMul", 2},
-                                 {"Gemm", 2},
-                                 {"Gather", 2},
-                                 {"Reshape", 2},
-                                 {"Unsqueeze", 1},
-                                 {"Slice", 3},
-                                 {"Expand", 2},
-                                 {"LayerNormalization", 2}};
-  for (const Arity &a : kArity)
-    if (opType == a.op && static_cast<int>(inputs.size()) < a.minIn)
-      return error() << "expects at least " << a.minIn << " inputs";
+  static const Arity kArity[] = {
+      {"Add", 1, 2}, {"And", 1, 2}, {"BatchNormalization", 1, 5},
+      {"BitShift", 11, 2}, {"CastLike", 15, 2}, {"Compress", 9, 2},
+      {"Conv", 1, 2}, {"ConvInteger", 10, 2}, {"ConvTranspose", 1, 2},
+      {"CumSum", 11, 2}, {"DequantizeLinear", 10, 2}, {"Div", 1, 2},
+      {"Equal", 1, 2}, {"Expand", 1, 2}, {"Expand", 8, 2}, {"GRU", 1, 3},
+      {"Gather", 1, 2}, {"GatherElements", 11, 2}, {"GatherND", 11, 2},
+      {"Gemm", 1, 2}, {"Greater", 1, 2}, {"GreaterOrEqual", 12, 2},
+      {"GridSample", 16, 2}, {"InstanceNormalization", 1, 3}, {"LSTM", 1, 3},
+      {"LayerNormalization", 1, 2}, {"LayerNormalization", 17, 2},
+      {"Less", 1, 2}, {"LessOrEqual", 12, 2}, {"Loop", 1, 3}, {"Loop", 11, 2},
+      {"MatMul", 1, 2}, {"MatMulInteger", 10, 2}, {"MaxRoiPool", 1, 2},
+      {"MaxUnpool", 9, 2}, {"MelWeightMatrix", 17, 5}, {"Mod", 10, 2},
+      {"Mul", 1, 2}, {"NegativeLogLikelihoodLoss", 12, 2},
+      {"NonMaxSuppression", 10, 2}, {"OneHot", 9, 3}, {"Or", 1, 2},
+      {"PRelu", 1, 2}, {"Pad", 11, 2}, {"Pow", 1, 2}, {"QLinearConv", 10, 8},
+      {"QLinearMatMul", 10, 8}, {"QuantizeLinear", 10, 2}, {"RNN", 1, 3},
+      {"Range", 1, 3}, {"Range", 11, 3}, {"Reshape", 1, 2}, {"Reshape", 5, 2},
+      {"Resize", 10, 2}, {"Resize", 11, 3}, {"Resize", 13, 1},
+      {"ReverseSequence", 10, 2}, {"RoiAlign", 10, 3}, {"STFT", 17, 2},
+      {"Scan", 8, 2}, {"Scan", 9, 1}, {"Scatter", 9, 3},
+      {"ScatterElements", 11, 3}, {"ScatterND", 11, 3}, {"SequenceAt", 11, 2},
+      {"SequenceInsert", 11, 2}, {"Slice", 1, 3}, {"Slice", 10, 3},
+      {"SoftmaxCrossEntropyLoss", 12, 2}, {"Sub", 1, 2}, {"Tile", 1, 3},
+      {"Tile", 6, 2}, {"TopK", 10, 2}, {"Unsqueeze", 13, 2},
+      {"Upsample", 9, 2}, {"Where", 1, 3}, {"Where", 9, 3}, {"Xor", 1, 2}};
+  int minIn = inputs.empty() ? 0 : 1;
+  for (const Arity &a : kArity) // sorted by op, then opset
+    if (opType == a.op && opset >= a.sinceOpset)
+      minIn = a.minIn;
+  bool variadic = llvm::is_contained(
+      {StringRef("Concat"), StringRef("Sum"), StringRef("Mean"),
+       StringRef("Max"), StringRef("Min")},
+      opType);
+  for (int i = 0, e = variadic ? numInputs() : minIn; i < e; ++i)
+    if (!hasInput(i))
+      return error() << "input " << i << " is missing (absent or named \"\")";
 
   FailureOr<bool> folded = tryFold(opType);
   if (failed(folded))
