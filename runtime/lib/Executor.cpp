@@ -173,6 +173,10 @@ bool Executor::capture(const std::vector<Tensor> &inputs) {
     outputs = enqueuePlain(inputs);
   } catch (const Error &) { // the plain run that follows says it again
     recorded = false;
+  } catch (...) { // out of memory: end the recording, then let it through
+    backend.endCapture();
+    captureFailed = true;
+    throw;
   }
   std::unique_ptr<CapturedWork> work = backend.endCapture();
   if (!recorded || !work) {
