@@ -18,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace autoshard;
@@ -53,10 +54,12 @@ struct Comparison {
 
 /// The tolerance rule (see VerifyOptions::rtol): non-finite elements must be
 /// identical (the same inf, NaN where NaN); finite ones within
-/// atol + rtol * M, M = min(max(|ref|, |mag|), max |ref| of the output).
+/// atol + rtol * M + |low - ref|, M = min(max(|ref|, |mag|), max |ref| of the
+/// output); `low` (a --precision run, else null) is the program at the
+/// precision on one rank.
 static Comparison compareOutput(const rt::Tensor &got, const rt::Tensor &ref,
-                                const rt::Tensor &mag, double rtol,
-                                double atol) {
+                                const rt::Tensor &mag, const rt::Tensor *low,
+                                double rtol, double atol) {
   Comparison c;
   if (got.getDType() != ref.getDType() || got.getShape() != ref.getShape()) {
     c.mismatch =
@@ -66,6 +69,9 @@ static Comparison compareOutput(const rt::Tensor &got, const rt::Tensor &ref,
   if (mag.getShape() != ref.getShape())
     throw rt::Error("the run on |inputs| gave " + mag.getTypeString() +
                     " for " + ref.getTypeString());
+  if (low && low->getShape() != ref.getShape())
+    throw rt::Error("the one-rank run at the precision gave " +
+                    low->getTypeString() + " for " + ref.getTypeString());
   // M_i = max(|ref_i|, |mag_i|) bounds what rounding scales with, but it
   // compounds through layers (no cancellation in |W| |x|) and can exceed
   // the output by orders of magnitude; capped at the output's scale so a
@@ -84,6 +90,11 @@ static Comparison compareOutput(const rt::Tensor &got, const rt::Tensor &ref,
       double m = std::min(std::max(std::fabs(b), std::fabs(mag.getAsDouble(k))),
                           scale);
       double bound = atol + rtol * m;
+      // The precision's own error as the program propagates it (a
+      // non-finite one adds nothing: the mismatch is then reported).
+      double measured = low ? std::fabs(low->getAsDouble(k) - b) : 0;
+      if (std::isfinite(measured))
+        bound += measured;
       double err = std::fabs(a - b);
       c.maxAbs = std::max(c.maxAbs, err);
       c.worstRatio = std::max(c.worstRatio, bound > 0 ? err / bound : 0.0);
@@ -126,6 +137,17 @@ static int64_t lowPrecisionDepth(ModuleOp module) {
   return deepest;
 }
 
+/// The unit roundoff of the GEMM inputs --precision gives; 0 where the
+/// float32 rule stands (fp32, an explicit --rtol, tf32 off the CUDA backend,
+/// which computes it in FP32).
+static double unitRoundoff(const VerifyOptions &o) {
+  StringRef p = o.compile.precision;
+  double u = p == "bf16" ? 0x1p-8 : p == "fp16" || p == "tf32" ? 0x1p-11 : 0;
+  if (o.rtolGiven || (p == "tf32" && o.backend != "cuda"))
+    return 0;
+  return u;
+}
+
 /// verify's rtol for `precision` (docs/design.md "Precision"): the float32
 /// rule plus, per GEMM on the deepest path, 2u of the sum of absolute
 /// products (each factor rounded to the input precision, unit roundoff u,
@@ -135,14 +157,18 @@ static int64_t lowPrecisionDepth(ModuleOp module) {
 static double precisionTolerance(const VerifyOptions &o, ModuleOp compiled,
                                  std::string &why) {
   StringRef p = o.compile.precision;
-  double u = p == "bf16" ? 0x1p-8 : p == "fp16" || p == "tf32" ? 0x1p-11 : 0;
-  if (o.rtolGiven || u == 0 || (p == "tf32" && o.backend != "cuda"))
+  double u = unitRoundoff(o);
+  if (u == 0)
     return o.rtol;
   int64_t depth = lowPrecisionDepth(compiled);
   double rtol = o.rtol + 2 * u * static_cast<double>(depth);
   why = llvm::formatv("precision {0}: rtol = {1:e2} + 2u * D = {2:e3} (u = "
                       "2^-{3} the {0} unit roundoff of the GEMM inputs, D = "
-                      "{4} low-precision GEMMs on the deepest path)",
+                      "{4} low-precision GEMMs on the deepest path), plus "
+                      "per element |the program in {0} on one rank - the "
+                      "FP32 reference|: the rounding's effect as the program "
+                      "propagates it (a normalisation divides it by the "
+                      "row's spread)",
                       p, o.rtol, rtol, p == "bf16" ? 8 : 11, depth);
   return rtol;
 }
@@ -218,6 +244,24 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
   std::string magDir = path("magnitude");
   if (runProgram(*tools, originalPath, 1, magDir, o, /*magnitudes=*/true))
     return 1;
+  // The precision's rounding, measured: the original program with the same
+  // casts on one rank. Its distance from the FP32 reference carries the
+  // rounding through the program's real Jacobian -- a layer norm after a
+  // GEMM divides the GEMM's error by the row's spread, which no bound
+  // against |inputs| sees (test/Precision/verify-norm.test).
+  std::string lowDir;
+  if (unitRoundoff(o) != 0) {
+    OwningOpRef<ModuleOp> low = original->clone();
+    std::string lowPath = path("reference-" + o.compile.precision + ".mlir");
+    lowDir = path("reference-" + o.compile.precision);
+    if (failed(runPipeline(*low, "dist-mixed-precision{precision=" +
+                                     o.compile.precision + "}")) ||
+        failed(writeModule(*low, lowPath)))
+      return fail("cannot make the " + o.compile.precision +
+                  " program for one rank in '" + *work + "'");
+    if (runProgram(*tools, lowPath, 1, lowDir, o))
+      return 1;
+  }
 
   // Compare every output the reference run wrote.
   int numOutputs = 0;
@@ -232,9 +276,13 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
       rt::Tensor got = rt::readNpy(distDir + "/" + name),
                  want = rt::readNpy(ref),
                  mag = rt::readNpy(magDir + "/" + name);
+      std::optional<rt::Tensor> low;
+      if (!lowDir.empty())
+        low = rt::readNpy(lowDir + "/" + name);
       if (i == 0 && o.debugPerturb != 0)
         perturb(got, want, o.debugPerturb);
-      Comparison c = compareOutput(got, want, mag, rtol, o.atol);
+      Comparison c =
+          compareOutput(got, want, mag, low ? &*low : nullptr, rtol, o.atol);
       llvm::outs() << llvm::formatv(
           "  output {0} {1}: max abs err {2:e3}, max err/bound {3:f3}  {4}\n",
           i, want.getTypeString(), c.maxAbs, c.worstRatio,
@@ -254,7 +302,12 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
                << numOutputs << " output" << (numOutputs == 1 ? "" : "s")
                << "; per element |got - ref| <= atol + rtol * M, M = "
                   "min(max(|ref|, the program on |inputs|), the output's "
-                  "max |ref|); rtol "
+                  "max |ref|)"
+               << (lowDir.empty()
+                       ? ""
+                       : " + |the program in " + o.compile.precision +
+                             " on one rank - ref|")
+               << "; rtol "
                << llvm::format("%.3g (%g float32 eps), atol %g", rtol,
                                rtol / 0x1p-23, o.atol);
   if (o.compile.precision != "fp32")

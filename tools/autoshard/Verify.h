@@ -19,7 +19,9 @@ struct VerifyOptions {
   /// is exactly zero in any order). docs/robustness.md derives it.
   double rtol = 64 * 0x1p-23, atol = 0;
   /// --rtol was given: kept as it is. Otherwise a --precision below fp32
-  /// adds its GEMM-input rounding (precisionTolerance).
+  /// adds its GEMM-input rounding (precisionTolerance) and, per element, the
+  /// measured distance of the program at that precision on one rank from
+  /// the FP32 reference.
   bool rtolGiven = false;
   /// Testing: output 0's element 0 of the partitioned run is moved by this
   /// much of the output's scale (max |ref|) before comparing.
