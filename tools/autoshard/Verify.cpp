@@ -29,17 +29,23 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
+static LogicalResult failWith(const Twine &msg) {
+  fail(msg);
+  return failure();
+}
+
 /// One `autoshard-run PROGRAM` on `ranks` ranks, writing outputs to outDir;
-/// seeded weights scaled like real initialisers; `magnitudes`: on |inputs|.
+/// seeded weights scaled like real initialisers; `magnitudes`: on |inputs|;
+/// `cpu`: on the CPU backend whatever --backend says.
 static int runProgram(const RankTools &tools, StringRef program, int ranks,
                       StringRef outDir, const VerifyOptions &o,
-                      bool magnitudes = false) {
+                      bool magnitudes = false, bool cpu = false) {
   SmallVector<std::string> args = {"--seed", std::to_string(o.seed),
                                    "--output-dir", outDir.str(),
                                    "--fan-in-init"};
   if (magnitudes)
     args.push_back("--abs-inputs");
-  if (o.backend != "cpu")
+  if (o.backend != "cpu" && !cpu)
     args.push_back("--backend=" + o.backend);
   return runRanks(tools, program, ranks, args);
 }
@@ -48,17 +54,56 @@ namespace {
 struct Comparison {
   double maxAbs = 0;     // largest |got - ref| of the finite elements
   double worstRatio = 0; // largest |got - ref| / bound
+  double fp32 = 0;       // the FP32 rounding term added to every bound
   std::string mismatch;  // the first element out of bounds, if any
+};
+
+/// The one-rank runs that measure rounding (null where not run): the
+/// program at the --precision, and the program in f64.
+struct Measured {
+  const rt::Tensor *low = nullptr, *wide = nullptr;
 };
 } // namespace
 
+/// The largest finite |a - b|.
+static double maxDistance(const rt::Tensor &a, const rt::Tensor &b) {
+  double m = 0;
+  for (int64_t k = 0; k < a.getNumElements(); ++k) {
+    double d = std::fabs(a.getAsDouble(k) - b.getAsDouble(k));
+    if (std::isfinite(d))
+      m = std::max(m, d);
+  }
+  return m;
+}
+
+/// The FP32 rounding term: twice the output's largest distance of the FP32
+/// reference from the program in f64. The partitioned run rounds as the
+/// reference does but in another summation order, so its error is another
+/// sample of the same kind, not the same per element: one element's
+/// measured distance can be ~0 by chance, and so can one row's, since after
+/// a normalisation most of a row's error is one number (the error of its
+/// mean, divided by its spread; Inputs/verify-norm.mlir: a row measured
+/// 2.7e-06 whose partitioned error was 5.1e-06). The largest over the
+/// output takes the worst of many such samples; twice it covers a second
+/// sample of it. A wrong element stands out as long as the program's FP32
+/// rounding is well below it (verify-norm: 1.7e-05 against a planted 1e-3
+/// of the output's scale, 2.8e-03).
+static double fp32Rounding(const rt::Tensor &ref, const rt::Tensor *wide) {
+  if (!wide)
+    return 0;
+  if (wide->getShape() != ref.getShape())
+    throw rt::Error("the one-rank run in f64 gave " + wide->getTypeString() +
+                    " for " + ref.getTypeString());
+  return 2 * maxDistance(ref, *wide);
+}
+
 /// The tolerance rule (see VerifyOptions::rtol): non-finite elements must be
 /// identical (the same inf, NaN where NaN); finite ones within
-/// atol + rtol * M + |low - ref|, M = min(max(|ref|, |mag|), max |ref| of the
-/// output); `low` (a --precision run, else null) is the program at the
+/// atol + rtol * M + |low - ref| + fp32Rounding, M = min(max(|ref|, |mag|),
+/// max |ref| of the output); `low` (a --precision run) is the program at the
 /// precision on one rank.
 static Comparison compareOutput(const rt::Tensor &got, const rt::Tensor &ref,
-                                const rt::Tensor &mag, const rt::Tensor *low,
+                                const rt::Tensor &mag, Measured measured,
                                 double rtol, double atol) {
   Comparison c;
   if (got.getDType() != ref.getDType() || got.getShape() != ref.getShape()) {
@@ -69,9 +114,11 @@ static Comparison compareOutput(const rt::Tensor &got, const rt::Tensor &ref,
   if (mag.getShape() != ref.getShape())
     throw rt::Error("the run on |inputs| gave " + mag.getTypeString() +
                     " for " + ref.getTypeString());
+  const rt::Tensor *low = measured.low;
   if (low && low->getShape() != ref.getShape())
     throw rt::Error("the one-rank run at the precision gave " +
                     low->getTypeString() + " for " + ref.getTypeString());
+  c.fp32 = fp32Rounding(ref, measured.wide);
   // M_i = max(|ref_i|, |mag_i|) bounds what rounding scales with, but it
   // compounds through layers (no cancellation in |W| |x|) and can exceed
   // the output by orders of magnitude; capped at the output's scale so a
@@ -89,12 +136,12 @@ static Comparison compareOutput(const rt::Tensor &got, const rt::Tensor &ref,
     } else {
       double m = std::min(std::max(std::fabs(b), std::fabs(mag.getAsDouble(k))),
                           scale);
-      double bound = atol + rtol * m;
+      double bound = atol + rtol * m + c.fp32;
       // The precision's own error as the program propagates it (a
       // non-finite one adds nothing: the mismatch is then reported).
-      double measured = low ? std::fabs(low->getAsDouble(k) - b) : 0;
-      if (std::isfinite(measured))
-        bound += measured;
+      double lowDistance = low ? std::fabs(low->getAsDouble(k) - b) : 0;
+      if (std::isfinite(lowDistance))
+        bound += lowDistance;
       double err = std::fabs(a - b);
       c.maxAbs = std::max(c.maxAbs, err);
       c.worstRatio = std::max(c.worstRatio, bound > 0 ? err / bound : 0.0);
@@ -183,109 +230,158 @@ static void perturb(rt::Tensor &got, const rt::Tensor &ref, double relative) {
   got.setFromDouble(0, got.getAsDouble(0) + relative * scale);
 }
 
-int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
-  if (o.backend != "cpu" && o.backend != "cuda")
-    return fail("--backend must be cpu or cuda, got '" + o.backend + "'");
-  if (!(o.rtol >= 0) || !(o.atol >= 0))
-    return fail("--rtol and --atol must be non-negative");
-  // Where programs, weights and outputs go.
-  FailureOr<std::string> work = makeWorkDir(o.workDir, "autoshard-verify");
-  if (failed(work))
-    return 1;
-  auto path = [&](StringRef name) {
-    SmallString<128> p(*work);
+namespace {
+/// What verify runs: the programs it writes into the work directory and
+/// the directories their outputs go to. An empty program is not run.
+struct VerifyPlan {
+  std::string work;
+  dist::MeshAttr mesh;
+  int ranks = 0;
+  double rtol = 0;
+  std::string toleranceWhy; // how a --precision made rtol
+  std::string original, partitioned, wide, low;
+  std::string refDir, distDir, magDir, wideDir, lowDir;
+
+  std::string path(StringRef name) const {
+    SmallString<128> p(work);
     llvm::sys::path::append(p, name);
     return std::string(p);
-  };
+  }
+};
+} // namespace
+
+/// Writes `module` after `pipeline` as NAME.mlir in the work directory;
+/// returns its path.
+static FailureOr<std::string> writeVariant(const VerifyPlan &plan,
+                                           ModuleOp original,
+                                           StringRef pipeline, StringRef name,
+                                           StringRef what) {
+  OwningOpRef<ModuleOp> variant = original.clone();
+  std::string file = plan.path((name + ".mlir").str());
+  if (failed(runPipeline(*variant, pipeline)) ||
+      failed(writeModule(*variant, file))) {
+    return failWith("cannot make the " + what + " program for one rank in '" +
+                    plan.work + "'");
+  }
+  return file;
+}
+
+/// Phase 1: compiles the input and writes the programs verify runs -- the
+/// original, the partitioned, the original in f64 (unless --rtol fixes the
+/// rule) and the original at a --precision below FP32.
+static FailureOr<VerifyPlan> buildPrograms(MLIRContext &ctx,
+                                           const VerifyOptions &o) {
+  VerifyPlan plan;
+  FailureOr<std::string> work = makeWorkDir(o.workDir, "autoshard-verify");
+  if (failed(work))
+    return failure();
+  plan.work = *work;
   CompileOptions compileOptions = o.compile;
   if (compileOptions.weightsDir.empty())
-    compileOptions.weightsDir = path("weights");
+    compileOptions.weightsDir = plan.path("weights");
   OwningOpRef<ModuleOp> original = loadInput(ctx, compileOptions);
   if (!original)
-    return 1;
-  auto meshAttr = (*original)->getAttrOfType<dist::MeshAttr>(
-      dist::DistDialect::kMeshAttrName);
+    return failure();
   OwningOpRef<ModuleOp> partitioned = original->clone();
   if (failed(compile(*partitioned, o.compile)))
-    return 1;
-  if (!meshAttr)
-    meshAttr =
-        (*partitioned)
-            ->getAttrOfType<dist::MeshAttr>(dist::DistDialect::kMeshAttrName);
-  if (!meshAttr)
-    return fail("no mesh: give --mesh or a dist.mesh module attribute");
-  std::string toleranceWhy;
-  double rtol = precisionTolerance(o, *partitioned, toleranceWhy);
-  int ranks = o.ranks ? o.ranks : meshAttr.getNumDevices();
-  if (ranks != meshAttr.getNumDevices())
-    return fail("--ranks " + Twine(ranks) + " does not match the mesh's " +
-                Twine(meshAttr.getNumDevices()) + " devices");
-
-  std::string originalPath = path("original.mlir");
-  std::string partitionedPath = path("partitioned.mlir");
-  if (failed(writeModule(*original, originalPath)) ||
-      failed(writeModule(*partitioned, partitionedPath)))
-    return fail("cannot write programs into '" + *work + "'");
-  FailureOr<RankTools> tools = findRankTools(o.argv0);
-  if (failed(tools))
-    return 1;
-
-  std::string refDir = path("reference"), distDir = path("partitioned");
-  llvm::outs() << "autoshard verify: " << o.compile.input << " on "
-               << meshAttr.toDeviceMesh().str() << ", " << ranks
-               << " ranks, backend " << o.backend << "\n";
-  if (!toleranceWhy.empty())
-    llvm::outs() << "  " << toleranceWhy << "\n";
-  llvm::outs().flush();
-  if (runProgram(*tools, originalPath, 1, refDir, o) ||
-      runProgram(*tools, partitionedPath, ranks, distDir, o))
-    return 1;
-
-  std::string magDir = path("magnitude");
-  if (runProgram(*tools, originalPath, 1, magDir, o, /*magnitudes=*/true))
-    return 1;
-  // The precision's rounding, measured: the original program with the same
-  // casts on one rank. Its distance from the FP32 reference carries the
-  // rounding through the program's real Jacobian -- a layer norm after a
-  // GEMM divides the GEMM's error by the row's spread, which no bound
-  // against |inputs| sees (test/Precision/verify-norm.test).
-  std::string lowDir;
-  if (unitRoundoff(o) != 0) {
-    OwningOpRef<ModuleOp> low = original->clone();
-    std::string lowPath = path("reference-" + o.compile.precision + ".mlir");
-    lowDir = path("reference-" + o.compile.precision);
-    if (failed(runPipeline(*low, "dist-mixed-precision{precision=" +
-                                     o.compile.precision + "}")) ||
-        failed(writeModule(*low, lowPath)))
-      return fail("cannot make the " + o.compile.precision +
-                  " program for one rank in '" + *work + "'");
-    if (runProgram(*tools, lowPath, 1, lowDir, o))
-      return 1;
+    return failure();
+  for (ModuleOp m : {*original, *partitioned})
+    if (!plan.mesh)
+      plan.mesh =
+          m->getAttrOfType<dist::MeshAttr>(dist::DistDialect::kMeshAttrName);
+  if (!plan.mesh)
+    return failWith("no mesh: give --mesh or a dist.mesh module attribute");
+  plan.rtol = precisionTolerance(o, *partitioned, plan.toleranceWhy);
+  plan.ranks = o.ranks ? o.ranks : plan.mesh.getNumDevices();
+  if (plan.ranks != plan.mesh.getNumDevices())
+    return failWith("--ranks " + Twine(plan.ranks) +
+                    " does not match the mesh's " +
+                    Twine(plan.mesh.getNumDevices()) + " devices");
+  plan.original = plan.path("original.mlir");
+  plan.partitioned = plan.path("partitioned.mlir");
+  if (failed(writeModule(*original, plan.original)) ||
+      failed(writeModule(*partitioned, plan.partitioned)))
+    return failWith("cannot write programs into '" + plan.work + "'");
+  plan.refDir = plan.path("reference");
+  plan.distDir = plan.path("partitioned");
+  plan.magDir = plan.path("magnitude");
+  if (!o.rtolGiven) {
+    FailureOr<std::string> wide =
+        writeVariant(plan, *original, "dist-widen-f64", "reference-f64", "f64");
+    if (failed(wide))
+      return failure();
+    plan.wide = *wide;
+    plan.wideDir = plan.path("reference-f64");
   }
+  if (unitRoundoff(o) != 0) {
+    StringRef p = o.compile.precision;
+    FailureOr<std::string> low = writeVariant(
+        plan, *original, ("dist-mixed-precision{precision=" + p + "}").str(),
+        ("reference-" + p).str(), p);
+    if (failed(low))
+      return failure();
+    plan.low = *low;
+    plan.lowDir = plan.path(("reference-" + p).str());
+  }
+  return plan;
+}
 
-  // Compare every output the reference run wrote.
+/// Phase 2: the reference on one rank, the partitioned program on N, and
+/// the reference on |inputs| (what rtol scales). Nonzero on failure.
+static int runPrograms(const RankTools &tools, const VerifyPlan &plan,
+                       const VerifyOptions &o) {
+  return runProgram(tools, plan.original, 1, plan.refDir, o) ||
+         runProgram(tools, plan.partitioned, plan.ranks, plan.distDir, o) ||
+         runProgram(tools, plan.original, 1, plan.magDir, o,
+                    /*magnitudes=*/true);
+}
+
+/// Phase 3: the rounding, measured. The program in f64 (on the CPU: its
+/// distance from the reference is then the reference's own FP32 rounding
+/// on whichever backend) and, for --precision, the program with the same
+/// casts. Their distances from the FP32 reference carry the rounding
+/// through the program's real Jacobian -- a layer norm after a GEMM divides
+/// the GEMM's error by the row's spread, which no bound against |inputs|
+/// sees (test/Precision/verify-norm.test).
+static int measurePrecision(const RankTools &tools, const VerifyPlan &plan,
+                            const VerifyOptions &o) {
+  if (!plan.wide.empty() &&
+      runProgram(tools, plan.wide, 1, plan.wideDir, o, false, /*cpu=*/true))
+    return 1;
+  if (!plan.low.empty() && runProgram(tools, plan.low, 1, plan.lowDir, o))
+    return 1;
+  return 0;
+}
+
+/// Phase 4: compares every output the reference run wrote; prints a line
+/// per output. Returns how many there were (0: none) and sets `ok`.
+static int compareOutputs(const VerifyPlan &plan, const VerifyOptions &o,
+                          bool &ok) {
   int numOutputs = 0;
-  bool ok = true;
+  ok = true;
   for (int i = 0;; ++i) {
     std::string name = "output_" + std::to_string(i) + ".npy";
-    std::string ref = refDir + "/" + name;
+    std::string ref = plan.refDir + "/" + name;
     if (!llvm::sys::fs::exists(ref))
-      break;
+      return numOutputs;
     ++numOutputs;
     try {
-      rt::Tensor got = rt::readNpy(distDir + "/" + name),
+      rt::Tensor got = rt::readNpy(plan.distDir + "/" + name),
                  want = rt::readNpy(ref),
-                 mag = rt::readNpy(magDir + "/" + name);
-      std::optional<rt::Tensor> low;
-      if (!lowDir.empty())
-        low = rt::readNpy(lowDir + "/" + name);
+                 mag = rt::readNpy(plan.magDir + "/" + name);
+      std::optional<rt::Tensor> low, wide;
+      if (!plan.lowDir.empty())
+        low = rt::readNpy(plan.lowDir + "/" + name);
+      if (!plan.wideDir.empty())
+        wide = rt::readNpy(plan.wideDir + "/" + name);
       if (i == 0 && o.debugPerturb != 0)
         perturb(got, want, o.debugPerturb);
-      Comparison c =
-          compareOutput(got, want, mag, low ? &*low : nullptr, rtol, o.atol);
+      Measured measured{low ? &*low : nullptr, wide ? &*wide : nullptr};
+      Comparison c = compareOutput(got, want, mag, measured, plan.rtol, o.atol);
       llvm::outs() << llvm::formatv(
-          "  output {0} {1}: max abs err {2:e3}, max err/bound {3:f3}  {4}\n",
-          i, want.getTypeString(), c.maxAbs, c.worstRatio,
+          "  output {0} {1}: max abs err {2:e3}, max err/bound {3:f3}, "
+          "FP32 rounding term {4:e3}  {5}\n",
+          i, want.getTypeString(), c.maxAbs, c.worstRatio, c.fp32,
           c.mismatch.empty() ? "ok" : "MISMATCH");
       if (!c.mismatch.empty()) {
         llvm::outs() << "    " << c.mismatch << "\n";
@@ -296,22 +392,61 @@ int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
       ok = false;
     }
   }
-  if (numOutputs == 0)
-    return fail("the reference run wrote no outputs into '" + refDir + "'");
+}
+
+/// The closing line: the verdict and the rule it was reached by.
+static void printVerdict(const VerifyPlan &plan, const VerifyOptions &o,
+                         int numOutputs, bool ok) {
+  StringRef p = o.compile.precision;
   llvm::outs() << "autoshard verify: " << (ok ? "PASS" : "FAIL") << " ("
                << numOutputs << " output" << (numOutputs == 1 ? "" : "s")
                << "; per element |got - ref| <= atol + rtol * M, M = "
                   "min(max(|ref|, the program on |inputs|), the output's "
                   "max |ref|)"
-               << (lowDir.empty()
+               << (plan.low.empty()
                        ? ""
-                       : " + |the program in " + o.compile.precision +
-                             " on one rank - ref|")
+                       : " + |the program in " + p + " on one rank - ref|")
+               << (plan.wide.empty() ? ""
+                                     : " + 2 max over the output |the "
+                                       "program in f64 on one rank - ref|")
                << "; rtol "
-               << llvm::format("%.3g (%g float32 eps), atol %g", rtol,
-                               rtol / 0x1p-23, o.atol);
-  if (o.compile.precision != "fp32")
-    llvm::outs() << ", precision " << o.compile.precision;
+               << llvm::format("%.3g (%g float32 eps), atol %g", plan.rtol,
+                               plan.rtol / 0x1p-23, o.atol);
+  if (p != "fp32")
+    llvm::outs() << ", precision " << p;
   llvm::outs() << ")\n";
+}
+
+int driver::runVerify(MLIRContext &ctx, const VerifyOptions &o) {
+  if (o.backend != "cpu" && o.backend != "cuda")
+    return fail("--backend must be cpu or cuda, got '" + o.backend + "'");
+  if (!(o.rtol >= 0) || !(o.atol >= 0))
+    return fail("--rtol and --atol must be non-negative");
+  FailureOr<VerifyPlan> plan = buildPrograms(ctx, o);
+  if (failed(plan))
+    return 1;
+  FailureOr<RankTools> tools = findRankTools(o.argv0);
+  if (failed(tools))
+    return 1;
+  llvm::outs() << "autoshard verify: " << o.compile.input << " on "
+               << plan->mesh.toDeviceMesh().str() << ", " << plan->ranks
+               << " ranks, backend " << o.backend << "\n";
+  if (!plan->toleranceWhy.empty())
+    llvm::outs() << "  " << plan->toleranceWhy << "\n";
+  if (!plan->wide.empty())
+    llvm::outs() << "  FP32 rounding: plus 2 max over each output |the "
+                    "program in f64 on one rank - the FP32 reference|: the "
+                    "reference's rounding as the program propagates it; the "
+                    "partitioned run's is of the same kind in another "
+                    "summation order\n";
+  llvm::outs().flush();
+  if (runPrograms(*tools, *plan, o) || measurePrecision(*tools, *plan, o))
+    return 1;
+  bool ok = true;
+  int numOutputs = compareOutputs(*plan, o, ok);
+  if (numOutputs == 0)
+    return fail("the reference run wrote no outputs into '" + plan->refDir +
+                "'");
+  printVerdict(*plan, o, numOutputs, ok);
   return ok ? 0 : 1;
 }

@@ -18,10 +18,12 @@ struct VerifyOptions {
   /// epsilons; no absolute floor (an element whose products are all zero
   /// is exactly zero in any order). docs/robustness.md derives it.
   double rtol = 64 * 0x1p-23, atol = 0;
-  /// --rtol was given: kept as it is. Otherwise a --precision below fp32
-  /// adds its GEMM-input rounding (precisionTolerance) and, per element, the
-  /// measured distance of the program at that precision on one rank from
-  /// the FP32 reference.
+  /// --rtol was given: the rule is atol + rtol * M alone. Otherwise verify
+  /// adds twice the output's largest distance of the reference from the
+  /// program in f64 on one rank (the FP32 rounding as the program
+  /// propagates it), and a --precision below fp32 adds its GEMM-input
+  /// rounding (precisionTolerance) and, per element, the measured distance
+  /// of the program at that precision on one rank from the FP32 reference.
   bool rtolGiven = false;
   /// Testing: output 0's element 0 of the partitioned run is moved by this
   /// much of the output's scale (max |ref|) before comparing.
@@ -33,7 +35,9 @@ struct VerifyOptions {
 
 /// Compiles the input, runs the original program on one rank and the
 /// partitioned one on N ranks (mpirun + autoshard-run) with identical global
-/// inputs, prints max abs/rel error per output. Returns the exit code.
+/// inputs, measures the rounding on one rank (the program in f64, at the
+/// --precision), prints the error per output against its bound. Returns
+/// the exit code.
 int runVerify(mlir::MLIRContext &ctx, const VerifyOptions &options);
 
 } // namespace autoshard::driver

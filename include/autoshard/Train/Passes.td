@@ -110,4 +110,25 @@ def DistMixedPrecision : Pass<"dist-mixed-precision", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistWidenF64 : Pass<"dist-widen-f64", "::mlir::ModuleOp"> {
+  let summary = "Compute every f32 of the program in f64, keeping the f32 "
+                "signature (a rounding reference for autoshard verify)";
+  let description = [{
+    Every f32 type inside the functions (scalars, tensor element types,
+    block arguments of linalg bodies) becomes f64 and every f32 constant the
+    same value in f64. Each function keeps its signature: its f32 arguments
+    are `arith.extf` at entry and its results `arith.truncf` at the return,
+    so seeded inputs and weight files feed the widened program exactly the
+    values the f32 program reads and the outputs compare directly. Calls keep
+    their callee's types (operands truncated, results extended). An extf to
+    f64 or truncf from f64 that becomes an identity goes; casts from and to
+    bf16/f16 stay. autoshard verify runs the result on one rank: its distance
+    from the f32 program is the program's own FP32 rounding as the program
+    propagates it (docs/design.md "Precision").
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 #endif // AUTOSHARD_TRAIN_PASSES_TD
