@@ -504,9 +504,7 @@ static constexpr int64_t kMaxFoldedElements = int64_t(1) << 26;
 static constexpr int64_t kMaxFoldedTotal = int64_t(1) << 26;
 static constexpr int64_t kAlwaysFoldedElements = 4096;
 
-/// Whether a fold may make a tensor of `shape`; if so its elements count
-/// against the import's total.
-static bool foldableCount(NodeImporter &n, ArrayRef<int64_t> shape) {
+bool NodeImporter::reserveFold(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t d : shape) {
     std::optional<int64_t> m =
@@ -517,9 +515,9 @@ static bool foldableCount(NodeImporter &n, ArrayRef<int64_t> shape) {
   }
   if (count <= kAlwaysFoldedElements)
     return true;
-  if (n.foldedElements + count > kMaxFoldedTotal)
+  if (foldedElements + count > kMaxFoldedTotal)
     return false;
-  n.foldedElements += count;
+  foldedElements += count;
   return true;
 }
 
@@ -531,7 +529,7 @@ static bool foldableBroadcast(NodeImporter &n,
   for (const HostTensor *t : ins)
     shapes.push_back(t->shape);
   std::optional<std::vector<int64_t>> out = broadcastShapes(shapes);
-  return !out || foldableCount(n, *out);
+  return !out || n.reserveFold(*out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -638,7 +636,7 @@ FailureOr<bool> foldConstantOfShape(NodeImporter &n, StringRef) {
     t.kind = h->kind;
     v = h->getF(0);
   }
-  if (!foldableCount(n, *shape))
+  if (!n.reserveFold(*shape))
     return splatOfShape(n, *shape, t.kind, v);
   t.shape = *shape;
   for (int64_t k = 0, e = t.numel(); k < e; ++k)
@@ -727,7 +725,7 @@ FailureOr<bool> foldUnary(NodeImporter &n, StringRef opType) {
   const HostTensor &x = *n.in(0).constant;
   if (opType == "Sqrt" && !x.isFloat())
     return false;
-  if (!foldableCount(n, x.shape))
+  if (!n.reserveFold(x.shape))
     return false;
   bool neg = opType == "Neg";
   std::optional<HostTensor> r = hostElementwise(
@@ -744,7 +742,7 @@ FailureOr<bool> foldCast(NodeImporter &n, StringRef) {
   std::optional<ElemKind> kind = to ? elemKindFromOnnx(to->i()) : std::nullopt;
   if (!kind)
     return false; // convertCast reports it
-  if (!foldableCount(n, x.shape))
+  if (!n.reserveFold(x.shape))
     return false;
   HostTensor r;
   r.kind = *kind;
@@ -776,7 +774,7 @@ FailureOr<bool> foldRange(NodeImporter &n, StringRef) {
            failure();
   int64_t num = static_cast<int64_t>(count);
   r.shape = {num};
-  if (!foldableCount(n, r.shape))
+  if (!n.reserveFold(r.shape))
     return n.error() << "would pass the " << kMaxFoldedTotal
                      << " elements that one import's folds may hold",
            failure();
@@ -802,7 +800,7 @@ FailureOr<bool> foldGather(NodeImporter &n, StringRef) {
              failure();
   }
   // A long index list into a wide constant: gathered at run time.
-  if (!foldableCount(n, out))
+  if (!n.reserveFold(out))
     return false;
   std::vector<int64_t> xs = rowMajorStrides(x.shape),
                        is = rowMajorStrides(idx.shape);
@@ -832,7 +830,7 @@ FailureOr<bool> foldTranspose(NodeImporter &n, StringRef) {
   else
     for (int64_t d = x.shape.size() - 1; d >= 0; --d)
       perm.push_back(d);
-  if (perm.size() != x.shape.size() || !foldableCount(n, x.shape))
+  if (perm.size() != x.shape.size() || !n.reserveFold(x.shape))
     return false;
   std::vector<int64_t> out, xs = rowMajorStrides(x.shape);
   for (int64_t p : perm)
@@ -867,7 +865,7 @@ FailureOr<bool> foldConcat(NodeImporter &n, StringRef) {
     parts.push_back(&p);
   }
   // One input listed many times makes a result without bound.
-  if (!foldableCount(n, r.shape))
+  if (!n.reserveFold(r.shape))
     return false;
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d)

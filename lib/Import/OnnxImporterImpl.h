@@ -223,9 +223,11 @@ public:
 
   // Folding (OnnxFolding.cpp).
   mlir::FailureOr<bool> tryFold(llvm::StringRef opType);
-  /// Elements this import's folds hold on the host: OnnxFolding.cpp bounds
-  /// their total as well as each fold's.
-  int64_t foldedElements = 0;
+  /// Whether a fold (or a converter's host copy of a constant: Slice,
+  /// Reshape, Expand) may make a tensor of `shape` on the host; if so its
+  /// elements count against the import's budget. False: compute it at run
+  /// time (or report it where that cannot be).
+  bool reserveFold(llvm::ArrayRef<int64_t> shape);
 
   // Op families (OnnxOps.cpp).
   mlir::LogicalResult convertIdentity(llvm::StringRef opType);
@@ -254,6 +256,8 @@ private:
   mlir::Location loc;
   llvm::SmallVector<Val> inputs;
   llvm::SmallVector<bool> present;
+  /// Elements this import's folds hold on the host (see reserveFold).
+  int64_t foldedElements = 0;
 };
 
 /// `FOp` on float operands, `IOp` on integer ones (generic bodies of ops

@@ -1037,7 +1037,9 @@ LogicalResult NodeImporter::convertReshapeLike(StringRef opType) {
     for (int64_t d = 0, k = 0; d < outRank; ++d)
       outShape.push_back(isNew[d] ? 1 : x.shape[k++]);
   }
-  if (x.isConstant()) {
+  // A host copy counts against the fold budget: a chain of Reshapes of one
+  // large constant would otherwise hold a copy a node.
+  if (x.isConstant() && reserveFold(outShape)) {
     HostTensor t = *x.constant;
     t.shape = outShape;
     setOutput(0, std::move(t));
@@ -1126,7 +1128,7 @@ LogicalResult NodeImporter::convertSlice() {
       return error() << "slices nothing of dim " << axis << " (size " << dim
                      << "); zero-size tensors are not supported";
   }
-  if (x.isConstant()) {
+  if (x.isConstant() && reserveFold(sizes)) {
     setOutput(0, sliceHost(*x.constant, offsets, sizes, strides));
     return success();
   }
@@ -1398,16 +1400,10 @@ LogicalResult NodeImporter::convertExpand() {
   std::optional<std::vector<int64_t>> out = broadcastShapes({x.shape, *shape});
   if (!out)
     return error() << "input does not broadcast to the target shape";
-  // A constant is expanded on the host only up to 2^26 elements, the bound
-  // of OnnxFolding.cpp's folds (a scalar expanded to 2^40 elements ran the
-  // import out of memory); a larger one the program broadcasts, as it does
-  // a computed input.
-  int64_t count = 1;
-  bool small = llvm::all_of(*out, [&](int64_t d) {
-    return d >= 0 && !llvm::MulOverflow(count, d, count) &&
-           count <= (int64_t(1) << 26);
-  });
-  if (x.isConstant() && small) {
+  // A constant is expanded on the host only within the fold budget (a
+  // scalar expanded to 2^40 elements ran the import out of memory); past it
+  // the program broadcasts, as it does a computed input.
+  if (x.isConstant() && reserveFold(*out)) {
     setOutput(0, expandHost(*x.constant, *out));
     return success();
   }
