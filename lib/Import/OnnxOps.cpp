@@ -1535,12 +1535,23 @@ LogicalResult NodeImporter::convertIdentity(StringRef opType) {
   setOutput(0, inputs[0]);
   if (opType == "Dropout" && node->output_size() > 1 &&
       !node->output(1).empty()) {
-    // Inference: the mask keeps everything.
-    HostTensor mask;
-    mask.kind = ElemKind::Bool;
-    mask.shape = inputs[0].shape;
-    mask.i.assign(mask.numel(), 1);
-    setOutput(1, std::move(mask));
+    // Inference: the mask keeps everything. Small, it stays on the host for
+    // later folds; else a splat, one value in the IR and the plan (a host
+    // array of the input's size held 8 bytes an element: 2 GiB and 5 s for
+    // a [16384, 16384] input).
+    const std::vector<int64_t> &shape = inputs[0].shape;
+    if (reserveFold(shape)) {
+      HostTensor mask;
+      mask.kind = ElemKind::Bool;
+      mask.shape = shape;
+      mask.i.assign(mask.numel(), 1);
+      setOutput(1, std::move(mask));
+    } else {
+      RankedTensorType type = tensorType(shape, ElemKind::Bool);
+      Value all = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(type, b.getBoolAttr(true)));
+      setOutput(1, all, ElemKind::Bool);
+    }
   }
   return success();
 }
