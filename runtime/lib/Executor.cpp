@@ -22,17 +22,14 @@ Executor::Executor(const Program &program, Backend &backend, Communicator &comm,
   if (!(comm.getMesh() == program.mesh))
     throw Error("communicator mesh " + comm.getMesh().str() +
                 " differs from the program's mesh " + program.mesh.str());
-  lastUse.assign(program.values.size(), 0);
-  for (size_t i = 0; i < program.instructions.size(); ++i)
-    for (ValueId id : program.instructions[i].operands)
-      lastUse[id] = i;
-  for (const ProgramIO &out : program.outputs)
-    lastUse[out.value] = kLive;
+  planFrees();
   // Communicator groups are created collectively, once, in program order.
   for (const Instruction &inst : program.instructions)
-    if (inst.kind == OpKind::Collective &&
-        inst.collective.kind != CollectiveKind::Permute)
-      comm.prepareGroup(inst.collective.axes);
+    if (inst.kind == OpKind::Collective) {
+      hasCollectives = true;
+      if (inst.collective.kind != CollectiveKind::Permute)
+        comm.prepareGroup(inst.collective.axes);
+    }
   foldZeroInits();
   invariant.resize(program.values.size());
   backend.prepare(program);
@@ -49,6 +46,47 @@ Executor::Executor(const Program &program, Backend &backend, Communicator &comm,
 }
 
 Executor::~Executor() = default;
+
+void Executor::planFrees() {
+  size_t n = program.instructions.size();
+  lastUse.assign(program.values.size(), 0);
+  std::vector<bool> used(program.values.size(), false);
+  for (size_t i = 0; i < n; ++i)
+    for (ValueId id : program.instructions[i].operands) {
+      lastUse[id] = i;
+      used[id] = true;
+    }
+  for (const ProgramIO &out : program.outputs) {
+    lastUse[out.value] = kLive;
+    leftovers.push_back(out.value);
+  }
+  for (const ProgramIO &in : program.inputs)
+    if (!used[in.value])
+      leftovers.push_back(in.value);
+  // An output read once more by a later output (returned twice) is copied
+  // there; its last occurrence moves.
+  movesOutput.assign(program.outputs.size(), true);
+  for (size_t k = 0; k < program.outputs.size(); ++k)
+    for (size_t j = k + 1; j < program.outputs.size(); ++j)
+      if (program.outputs[j].value == program.outputs[k].value)
+        movesOutput[k] = false;
+  // Each instruction's dying operands (once each, even when read twice)
+  // and its results nothing reads: computed here, not per run.
+  freeBegin.assign(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    freeBegin[i] = frees.size();
+    const Instruction &inst = program.instructions[i];
+    for (ValueId id : inst.operands)
+      if (lastUse[id] == i &&
+          std::find(frees.begin() + freeBegin[i], frees.end(), id) ==
+              frees.end())
+        frees.push_back(id);
+    for (ValueId id : inst.results)
+      if (!used[id] && lastUse[id] != kLive)
+        frees.push_back(id);
+  }
+  freeBegin[n] = frees.size();
+}
 
 /// Whether instruction `inst` makes a tensor of +0.0 (an Empty, or a Fill
 /// of a constant whose bits are all zero: -0.0 would not fold exactly).
@@ -158,12 +196,7 @@ std::vector<Tensor> Executor::enqueueGraph(const std::vector<Tensor> &inputs) {
 bool Executor::capture(const std::vector<Tensor> &inputs) {
   // A collective's exchange runs on the communicator, outside the
   // backend's recording.
-  for (const Instruction &inst : program.instructions)
-    if (inst.kind == OpKind::Collective) {
-      captureFailed = true;
-      return false;
-    }
-  if (!backend.beginCapture()) {
+  if (hasCollectives || !backend.beginCapture()) {
     captureFailed = true;
     return false;
   }
@@ -195,7 +228,14 @@ std::vector<Tensor> Executor::enqueuePlain(const std::vector<Tensor> &inputs) {
   // and no value may outlive the run.
   struct Drain {
     Executor &e;
+    bool finished = false;
     ~Drain() {
+      e.backend.setLocation(nullptr);
+      if (finished) { // every other value was freed after its last use
+        for (ValueId id : e.leftovers)
+          e.env[id] = Tensor();
+        return;
+      }
       try {
         e.dropPending();
       } catch (const Error &) { // already unwinding from the first error
@@ -207,9 +247,7 @@ std::vector<Tensor> Executor::enqueuePlain(const std::vector<Tensor> &inputs) {
   for (current = 0; current < program.instructions.size(); ++current) {
     const Instruction &inst = program.instructions[current];
     if (skipped[current]) { // its only reader, a GEMM, overwrites instead
-      for (ValueId id : inst.operands)
-        if (lastUse[id] == current)
-          env[id] = Tensor();
+      freeDead(current);
       continue;
     }
     double start = 0;
@@ -217,11 +255,14 @@ std::vector<Tensor> Executor::enqueuePlain(const std::vector<Tensor> &inputs) {
       start = Profiler::now();
       nestedSeconds = 0;
     }
+    backend.setLocation(&inst.location);
     try {
       resolveOperands(inst, env);
       execute(inst, env);
       if (profiler)
         backend.synchronize();
+    } catch (const DeviceFaultError &) { // names the instruction that faulted
+      throw;
     } catch (const Error &e) {
       throw Error(std::string(e.what()) +
                   (inst.location.empty() ? "" : " (at " + inst.location + ")"));
@@ -232,19 +273,23 @@ std::vector<Tensor> Executor::enqueuePlain(const std::vector<Tensor> &inputs) {
       start = end;
     }
     checkResults(inst, env);
-    for (ValueId id : inst.operands)
-      if (lastUse[id] == current)
-        env[id] = Tensor();
+    freeDead(current);
     if (profiler) // freeing: allocation time, no call
       profiler->add(allocationSlot, Profiler::now() - start, 0);
   }
   std::vector<Tensor> outputs;
   outputs.reserve(program.outputs.size());
-  for (const ProgramIO &out : program.outputs) {
-    resolvePending(out.value, env);
-    outputs.push_back(env[out.value]);
+  for (size_t k = 0; k < program.outputs.size(); ++k) {
+    ValueId id = program.outputs[k].value;
+    resolvePending(id, env);
+    // The run is over: its last reference to an output moves out.
+    if (movesOutput[k])
+      outputs.push_back(std::move(env[id]));
+    else
+      outputs.push_back(env[id]);
   }
   dropPending();
+  drain.finished = true;
   return outputs;
 }
 
@@ -522,23 +567,26 @@ void Executor::executeGeneric(const Instruction &inst,
                               std::vector<Tensor> &env) {
   const GenericSpec &g = *inst.generic;
   auto in = [&](size_t k) -> const Tensor & { return env[inst.operands[k]]; };
-  std::vector<const Tensor *> ins, caps;
+  // The operand lists live in members: a run builds no vectors per loop nest.
+  GenericArgs &a = genericArgs;
+  a.ins.clear();
+  a.caps.clear();
+  a.outs.clear();
+  a.outPtrs.clear();
   for (int32_t k = 0; k < g.numInputs; ++k)
-    ins.push_back(&in(k));
+    a.ins.push_back(&in(k));
   for (int32_t k = 0; k < g.numCaptures; ++k)
-    caps.push_back(&in(g.numInputs + g.numOutputs + k));
-  std::vector<Tensor> outs;
+    a.caps.push_back(&in(g.numInputs + g.numOutputs + k));
   for (int32_t k = 0; k < g.numOutputs; ++k)
-    outs.push_back(takeInit(env, inst.operands[g.numInputs + k], current));
-  std::vector<Tensor *> outPtrs;
-  for (Tensor &t : outs)
-    outPtrs.push_back(&t);
+    a.outs.push_back(takeInit(env, inst.operands[g.numInputs + k], current));
+  for (Tensor &t : a.outs)
+    a.outPtrs.push_back(&t);
   if (current < kernels.size() && kernels[current])
-    runKernel(kernels[current], ins, outPtrs, caps);
+    runKernel(kernels[current], a.ins, a.outPtrs, a.caps);
   else
-    backend.generic(g, ins, caps, outPtrs);
+    backend.generic(g, a.ins, a.caps, a.outPtrs);
   for (int32_t k = 0; k < g.numOutputs; ++k)
-    env[inst.results[k]] = std::move(outs[k]);
+    env[inst.results[k]] = std::move(a.outs[k]);
 }
 
 void Executor::executeProcessIndex(const Instruction &inst,

@@ -20,6 +20,8 @@ void checkSameType(const Tensor &a, const Tensor &b, const char *what) {
 
 void checkGemmEpilogue(const Tensor &c, const GemmOptions &options,
                        const char *what) {
+  if (options.epilogue == GemmEpilogue::None && !options.bias)
+    return; // the common case: no message to prepare
   std::string epilogue(stringifyGemmEpilogue(options.epilogue));
   if (options.epilogue != GemmEpilogue::None && c.getDType() == DType::F64)
     throw Error(std::string(what) + ": epilogue " + epilogue +

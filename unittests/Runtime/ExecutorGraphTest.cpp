@@ -3,9 +3,10 @@
 // ExecutorOptions::cudaGraphs against the plain path on the same backend:
 // "cuda" (skipped without a GPU) records the second run on the same inputs
 // and replays it after, which must give the plain run's outputs bit for
-// bit; "cpu" cannot record and must take the plain path every time. The
-// reservation of pool blocks to a recording (BufferPool) is tested on host
-// memory here too.
+// bit, and a device fault (a gather's bad index) recorded in a replay must
+// end the run in the gather's error; "cpu" cannot record and must take the
+// plain path every time. The reservation of pool blocks to a recording
+// (BufferPool) is tested on host memory here too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,7 +60,7 @@ Program makeGemmRelu() {
 }
 
 /// out = source[indices] along dim 0: the CUDA gather checks its indices on
-/// the device and waits for the answer, which a recording cannot.
+/// the device and leaves a fault for the run's end to raise.
 Program makeGather() {
   Program p;
   p.mesh = oneDevice();
@@ -113,7 +114,19 @@ protected:
     return host;
   }
 
+  /// An Executor with ExecutorOptions::cudaGraphs on `p`, kept (with its
+  /// communicator) by the fixture.
+  Executor &makeGraphed(const Program &p) {
+    comm = createLocalCommunicator(p.mesh);
+    ExecutorOptions options;
+    options.cudaGraphs = true;
+    graphed = std::make_unique<Executor>(p, *backend, *comm, options);
+    return *graphed;
+  }
+
   std::unique_ptr<Backend> backend;
+  std::unique_ptr<Communicator> comm;
+  std::unique_ptr<Executor> graphed;
 };
 
 TEST_P(ExecutorGraphTest, ReplayEqualsEnqueue) {
@@ -151,30 +164,85 @@ TEST_P(ExecutorGraphTest, ReplayEqualsEnqueue) {
   EXPECT_EQ(graphed.lastRunReplayed(), records());
 }
 
-TEST_P(ExecutorGraphTest, FallsBackWhenRecordingFails) {
+TEST_P(ExecutorGraphTest, GatherReplaysAndFaultsAfterTheRun) {
   Program p = makeGather();
-  ASSERT_EQ(p.verify(), "");
-  std::unique_ptr<Communicator> comm = createLocalCommunicator(p.mesh);
-  ExecutorOptions options;
-  options.cudaGraphs = true;
-  Executor graphed(p, *backend, *comm, options);
+  Executor &graphed = makeGraphed(p);
   Tensor idx(DType::I64, {3, 1});
   for (int64_t i = 0; i < 3; ++i)
     idx.setFromInt(i, (i * 3 + 1) % 8);
   Tensor src = makeSeededTensor(DType::F32, {8, 4}, 5, 0);
-  std::vector<Tensor> inputs = upload({src, idx});
-  for (int run = 0; run < 3; ++run) {
-    std::vector<Tensor> got = download(graphed.run(inputs));
-    EXPECT_FALSE(graphed.lastRunReplayed());
+  // (The CPU's upload shares host memory: keep the indices apart.)
+  std::vector<Tensor> inputs = upload({src, idx.clone()});
+  auto expectGathered = [&](const std::vector<Tensor> &got) {
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t c = 0; c < 4; ++c)
-        ASSERT_EQ(got[0].getAsDouble(r * 4 + c),
+        ASSERT_EQ(backend->download(got[0]).getAsDouble(r * 4 + c),
                   src.getAsDouble(((r * 3 + 1) % 8) * 4 + c));
+  };
+  // The bounds check waits for nothing: the second run records, the rest
+  // replay.
+  for (int run = 0; run < 3; ++run) {
+    expectGathered(graphed.run(inputs));
+    EXPECT_EQ(graphed.lastRunReplayed(), records() && run > 0) << run;
   }
-  // A bad index is still the located error after a failed recording.
-  idx.setFromInt(0, 8);
-  EXPECT_THROW(graphed.run(upload({src, idx})), Error);
-  EXPECT_THROW(graphed.run(upload({src, idx})), Error);
+  // A bad index in the recorded buffers: the replay ends in the gather's
+  // error (at the run's synchronisation), not in a wrong output.
+  Tensor bad = idx.clone();
+  bad.setFromInt(1, 8);
+  backend->copy(backend->upload(bad), inputs[1]);
+  try {
+    graphed.run(inputs);
+    ADD_FAILURE() << "an out-of-bounds index ran";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "gather: index 8 out of bounds for dim 0 of f32[8x4]"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(graphed.lastRunReplayed(), records());
+  // The fault was reported once: good indices replay cleanly again.
+  backend->copy(backend->upload(idx), inputs[1]);
+  expectGathered(graphed.run(inputs));
+  EXPECT_EQ(graphed.lastRunReplayed(), records());
+  // On other buffers (the plain path) too, and then again.
+  EXPECT_THROW(graphed.run(upload({src, bad})), Error);
+  EXPECT_THROW(graphed.run(upload({src, bad})), Error);
+  expectGathered(graphed.run(inputs));
+}
+
+/// out = source[off : off + 2] along dim 0 with `off` a program input: its
+/// value is read on the host (a download), which a recording cannot do.
+Program makeDynamicSlice() {
+  Program p;
+  p.mesh = oneDevice();
+  ValueId src = p.addValue(DType::F32, {8, 4});
+  ValueId off = p.addValue(DType::I64, {});
+  p.inputs = {io(src, {8, 4}), io(off, {})};
+  Instruction slice;
+  slice.kind = OpKind::ExtractSlice;
+  slice.operands = {src, off};
+  slice.offsets = {kDynamic, 0};
+  slice.sizes = {2, 4};
+  slice.strides = {1, 1};
+  slice.results = {p.addValue(DType::F32, {2, 4})};
+  p.instructions = {slice};
+  p.outputs = {io(slice.results[0], {2, 4})};
+  return p;
+}
+
+TEST_P(ExecutorGraphTest, FallsBackWhenRecordingFails) {
+  Program p = makeDynamicSlice();
+  Executor &graphed = makeGraphed(p);
+  Tensor off(DType::I64, {});
+  off.setFromInt(0, 3);
+  Tensor src = makeSeededTensor(DType::F32, {8, 4}, 5, 0);
+  std::vector<Tensor> inputs = upload({src, off});
+  for (int run = 0; run < 3; ++run) {
+    Tensor got = backend->download(graphed.run(inputs)[0]);
+    EXPECT_FALSE(graphed.lastRunReplayed());
+    for (int64_t i = 0; i < 8; ++i)
+      ASSERT_EQ(got.getAsDouble(i), src.getAsDouble(12 + i));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ExecutorGraphTest,

@@ -3,9 +3,11 @@
 // Host half of the CUDA backend: argument checks (the same ones, with the
 // same messages, as the CPU backend), shape arithmetic folded into the
 // by-value descriptors of CudaKernels.h, and cuBLAS(Lt) for GEMMs. All work is
-// queued on the backend's stream; only download(), synchronize() and
-// kernels that can fail on data (gather, generic bodies with tensor.extract
-// or integer division) wait for the device.
+// queued on the backend's stream; only download() and synchronize() wait for
+// the device. Kernels that can fail on data (gather, generic bodies with
+// tensor.extract or integer division) record the fault in a device word that
+// those two calls read afterwards, so such kernels can be recorded into a
+// CUDA graph like the rest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +101,16 @@ struct Context {
   cublasHandle_t blas = nullptr;
   std::unique_ptr<LtGemm> lt; // made on the first f32/bf16/f16 GEMM
   DeviceFault *fault = nullptr;
+  /// What each fault site names (DeviceFault::site): the kernel, the source
+  /// tensor's type and the instruction's location, made once per distinct
+  /// triple so that recorded graphs keep valid site numbers.
+  struct FaultSite {
+    std::string what, source, location;
+  };
+  std::vector<FaultSite> faultSites;
+  std::unordered_map<std::string, int32_t> faultSiteIds;
+  /// A kernel that can fault was queued (or replayed) since the last check.
+  bool faultArmed = false;
   /// Uploaded generic bodies by content (a spec's address may be reused).
   std::unordered_map<std::string, void *> bodies;
   /// Loaded Program::gpuModule PTX by content, and their kernels by name.
@@ -302,11 +314,13 @@ public:
                                            t.getBytes(), cudaMemcpyDeviceToHost,
                                            stream()));
     AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    checkFaults(); // the data may come from a kernel that faulted
     return host;
   }
 
   void synchronize() override {
     AUTOSHARD_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    checkFaults();
   }
 
   void copy(const Tensor &src, Tensor &dst) override {
@@ -479,11 +493,12 @@ public:
       throw Error("gather: result " + out.getTypeString() +
                   " does not match indices " + indices.getTypeString() +
                   " and source " + source.getTypeString());
+    box.site = getFaultSite("gather", source.getTypeString());
     AUTOSHARD_CUDA_CHECK(launchGather(
         devicePtr(source, "gather"), devicePtr(indices, "gather"),
         indices.getDType(), devicePtr(out, "gather"),
         getDTypeSize(source.getDType()), box, ctx->fault, stream()));
-    checkFault("gather", &source);
+    ctx->faultArmed = true;
   }
 
   void extractSlice(const Tensor &source, Tensor &out,
@@ -629,9 +644,29 @@ public:
 private:
   cudaStream_t stream() const { return ctx->info.stream; }
 
-  /// Waits for the stream and turns a fault raised by a kernel into an
-  /// rt::Error (resetting the fault word for the next kernel).
-  void checkFault(const char *what, const Tensor *source) {
+  /// The fault site of a kernel queued now (DeviceFault::site): `what`
+  /// (the kernel), `source` (its source tensor's type, for gathers) and the
+  /// location the executor set.
+  int32_t getFaultSite(const char *what, const std::string &source) {
+    std::string where = location ? *location : std::string();
+    std::string key = std::string(what) + '\0' + source + '\0' + where;
+    auto it = ctx->faultSiteIds.find(key);
+    if (it != ctx->faultSiteIds.end())
+      return it->second;
+    auto id = static_cast<int32_t>(ctx->faultSites.size());
+    ctx->faultSites.push_back({what, source, std::move(where)});
+    ctx->faultSiteIds.emplace(std::move(key), id);
+    return id;
+  }
+
+  /// After a stream synchronize: turns the first fault a kernel recorded
+  /// since the last check into a DeviceFaultError naming its site (and
+  /// resets the word for the next run). Reads nothing when no kernel that
+  /// can fault ran since.
+  void checkFaults() {
+    if (!ctx->faultArmed)
+      return;
+    ctx->faultArmed = false;
     DeviceFault fault;
     AUTOSHARD_CUDA_CHECK(cudaMemcpyAsync(&fault, ctx->fault, sizeof(fault),
                                          cudaMemcpyDeviceToHost, stream()));
@@ -640,21 +675,30 @@ private:
       return;
     AUTOSHARD_CUDA_CHECK(
         cudaMemsetAsync(ctx->fault, 0, sizeof(DeviceFault), stream()));
+    Context::FaultSite site;
+    if (fault.site >= 0 &&
+        static_cast<size_t>(fault.site) < ctx->faultSites.size())
+      site = ctx->faultSites[fault.site];
+    std::string at =
+        site.location.empty() ? "" : " (at " + site.location + ")";
     switch (fault.code) {
     case kCapturedIndexOutOfBounds:
-      throw Error("tensor.extract index " + std::to_string(fault.value) +
-                  " out of bounds for dim " + std::to_string(fault.dim) +
-                  " of size " + std::to_string(fault.bound));
+      throw DeviceFaultError("tensor.extract index " +
+                             std::to_string(fault.value) +
+                             " out of bounds for dim " +
+                             std::to_string(fault.dim) + " of size " +
+                             std::to_string(fault.bound) + at);
     case kIntegerDivisionByZero:
-      throw Error("integer division by zero");
+      throw DeviceFaultError("integer division by zero" + at);
     case kGatherIndexOutOfBounds:
-      throw Error(std::string(what) + ": index " + std::to_string(fault.value) +
-                  " out of bounds for dim " + std::to_string(fault.dim) +
-                  " of " +
-                  (source ? source->getTypeString() : std::string("source")));
+      throw DeviceFaultError(
+          site.what + ": index " + std::to_string(fault.value) +
+          " out of bounds for dim " + std::to_string(fault.dim) + " of " +
+          (site.source.empty() ? std::string("source") : site.source) + at);
     default:
-      throw Error(std::string(what) + ": device fault " +
-                  std::to_string(fault.code));
+      throw DeviceFaultError(
+          (site.what.empty() ? std::string("kernel") : site.what) +
+          ": device fault " + std::to_string(fault.code) + at);
     }
   }
 
@@ -877,6 +921,7 @@ private:
   std::unique_ptr<CudnnConv> cudnn; // null without cuDNN
   bool cudnnTried = false;
   bool capturing = false; // between beginCapture and endCapture
+  bool armedBeforeCapture = false; // Context::faultArmed at beginCapture
 };
 
 /// A recorded run (Backend::endCapture): the instantiated CUDA graph and
@@ -886,17 +931,21 @@ private:
 class CudaGraph final : public CapturedWork {
 public:
   CudaGraph(std::shared_ptr<Context> ctx, cudaGraphExec_t exec,
-            std::shared_ptr<BufferPool::Reservation> blocks)
-      : ctx(std::move(ctx)), exec(exec), blocks(std::move(blocks)) {}
+            std::shared_ptr<BufferPool::Reservation> blocks, bool canFault)
+      : ctx(std::move(ctx)), exec(exec), blocks(std::move(blocks)),
+        canFault(canFault) {}
   ~CudaGraph() override { cudaGraphExecDestroy(exec); }
   void replay() override {
     AUTOSHARD_CUDA_CHECK(cudaGraphLaunch(exec, ctx->info.stream));
+    // Its gathers and loop nests record faults as the recorded run would.
+    ctx->faultArmed = ctx->faultArmed || canFault;
   }
 
 private:
   std::shared_ptr<Context> ctx; // the stream
   cudaGraphExec_t exec;
   std::shared_ptr<BufferPool::Reservation> blocks;
+  bool canFault; // it holds a kernel that can record a fault
 };
 
 /// Thread-local capture mode: a call of this thread that could wait for
@@ -914,6 +963,9 @@ bool CudaBackend::beginCapture() {
     return false;
   }
   capturing = true;
+  // Kernels recorded from here arm the check of the graph, not of now.
+  armedBeforeCapture = ctx->faultArmed;
+  ctx->faultArmed = false;
   return true;
 }
 
@@ -921,6 +973,8 @@ std::unique_ptr<CapturedWork> CudaBackend::endCapture() {
   if (!capturing)
     return nullptr;
   capturing = false;
+  bool canFault = ctx->faultArmed;
+  ctx->faultArmed = armedBeforeCapture;
   cudaGraph_t graph = nullptr;
   cudaError_t status = cudaStreamEndCapture(stream(), &graph);
   cudaGraphExec_t exec = nullptr;
@@ -933,8 +987,8 @@ std::unique_ptr<CapturedWork> CudaBackend::endCapture() {
     pool->endReserving(/*keep=*/false);
     return nullptr;
   }
-  return std::make_unique<CudaGraph>(ctx, exec,
-                                     pool->endReserving(/*keep=*/true));
+  return std::make_unique<CudaGraph>(
+      ctx, exec, pool->endReserving(/*keep=*/true), canFault);
 }
 
 /// Loads the program's generated kernels (PTX, JIT-compiled by the driver
@@ -1118,10 +1172,12 @@ void CudaBackend::generic(const GenericSpec &spec,
     }
   }
   g.numInsts = static_cast<int32_t>(insts.size());
+  bool faults = canFault(spec);
+  if (faults)
+    g.site = getFaultSite("generic", "");
   const GenericInst *body = uploadBody(insts);
   AUTOSHARD_CUDA_CHECK(launchGeneric(g, body, ctx->fault, stream()));
-  if (canFault(spec))
-    checkFault("generic", nullptr);
+  ctx->faultArmed = ctx->faultArmed || faults;
 }
 
 } // namespace

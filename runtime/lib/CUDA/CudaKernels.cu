@@ -48,9 +48,10 @@ using scalar::roundTo;
 using scalar::wrapTo;
 
 /// Records the first fault only; later ones would overwrite the details.
-__device__ void raise(DeviceFault *fault, int32_t code, int32_t dim,
-                      int64_t value, int64_t bound) {
+__device__ void raise(DeviceFault *fault, int32_t site, int32_t code,
+                      int32_t dim, int64_t value, int64_t bound) {
   if (atomicCAS(&fault->code, 0, code) == 0) {
+    fault->site = site;
     fault->dim = dim;
     fault->value = value;
     fault->bound = bound;
@@ -82,7 +83,7 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
       for (int32_t k = 0; k < in.numArgs; ++k) {
         int64_t ix = r[in.args[k]].i;
         if (ix < 0 || ix >= t.dims[k]) {
-          raise(fault, kCapturedIndexOutOfBounds, k, ix, t.dims[k]);
+          raise(fault, g.site, kCapturedIndexOutOfBounds, k, ix, t.dims[k]);
           return false;
         }
         offset = offset * t.dims[k] + ix;
@@ -134,7 +135,7 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
                       in.type);
       } else {
         if (b.i == 0) {
-          raise(fault, kIntegerDivisionByZero, 0, 0, 0);
+          raise(fault, g.site, kIntegerDivisionByZero, 0, 0, 0);
           return false;
         }
         d.i = scalar::divRemS(in.op == ScalarOp::Div, a.i, b.i, in.type);
@@ -144,7 +145,7 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
     case ScalarOp::RemU: {
       uint64_t ua = asUnsigned(a.i, in.type), ub = asUnsigned(b.i, in.type);
       if (ub == 0) {
-        raise(fault, kIntegerDivisionByZero, 0, 0, 0);
+        raise(fault, g.site, kIntegerDivisionByZero, 0, 0, 0);
         return false;
       }
       d.i = scalar::divRemU(in.op == ScalarOp::DivU, ua, ub, in.type);
@@ -432,7 +433,7 @@ __global__ void gatherKernel(const T *source, const I *indices, T *out,
     for (int32_t k = 0; k < box.numIndexDims; ++k) {
       int64_t ix = static_cast<int64_t>(indices[b * box.numIndexDims + k]);
       if (ix < 0 || ix >= box.indexDimSizes[k]) {
-        raise(fault, kGatherIndexOutOfBounds, box.indexDims[k], ix,
+        raise(fault, box.site, kGatherIndexOutOfBounds, box.indexDims[k], ix,
               box.indexDimSizes[k]);
         return;
       }

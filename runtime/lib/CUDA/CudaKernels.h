@@ -28,7 +28,10 @@ constexpr int kMaxCaptures = 8;
 constexpr int kMaxRegs = 512;
 
 /// What a kernel that can fail on data (not on shapes) reports through the
-/// backend's device-side fault word; the host checks it after such kernels.
+/// backend's device-side fault word. Nothing waits for it at the launch:
+/// the host reads the word at its next synchronising call (the end of a run,
+/// after a graph replay) and raises the first fault then; a faulting thread
+/// stops before the access, so nothing is read or written out of bounds.
 enum FaultCode : int32_t {
   kNoFault = 0,
   kCapturedIndexOutOfBounds = 1,
@@ -40,6 +43,7 @@ struct DeviceFault {
   int32_t dim;   // the dim whose index was out of bounds
   int64_t value; // the offending index
   int64_t bound; // the size of that dim
+  int32_t site;  // the launch's fault site (the backend's table of them)
 };
 
 /// dst[sum i_d * dstStrides[d]] = src[sum i_d * srcStrides[d]] over shape
@@ -72,6 +76,7 @@ struct GatherBox {
   int64_t sliceStrides[kMaxRank] = {}; // strides of `source`
   int64_t batch = 0;
   int64_t sliceElems = 0;
+  int32_t site = 0; // DeviceFault::site of this launch
 };
 
 /// One bytecode instruction of a GenericSpec body, flattened.
@@ -113,6 +118,7 @@ struct GenericLaunch {
   int32_t yields[kMaxOperands];
   GenericOperand operands[kMaxOperands];
   GenericCapture captures[kMaxCaptures];
+  int32_t site; // DeviceFault::site of this launch
 };
 
 cudaError_t launchStridedCopy(void *dst, const void *src, const CopyBox &box,

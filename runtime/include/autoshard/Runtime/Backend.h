@@ -60,10 +60,25 @@ public:
   virtual void replay() = 0;
 };
 
+/// A data fault a device kernel recorded without waiting (an out-of-bounds
+/// gather or tensor.extract index, an integer division by zero), raised at
+/// the backend's next synchronising call: its message names the instruction
+/// that faulted (Backend::setLocation), not the one running when it surfaced.
+class DeviceFaultError : public Error {
+public:
+  using Error::Error;
+};
+
 class Backend {
 public:
   virtual ~Backend();
   virtual std::string getName() const = 0;
+
+  /// Where the kernels queued next come from (an Instruction::location;
+  /// null or empty: nowhere known). The CPU backend throws at the faulting
+  /// call; a device backend checks data faults after the fact and names
+  /// this location in the DeviceFaultError. Only read during the calls.
+  void setLocation(const std::string *where) { location = where; }
 
   /// A zero-filled tensor in this backend's memory.
   virtual Tensor allocate(DType type, const Shape &shape) = 0;
@@ -76,7 +91,9 @@ public:
   /// Host <-> backend memory (identity for the CPU backend).
   virtual Tensor upload(const Tensor &host) = 0;
   virtual Tensor download(const Tensor &tensor) = 0;
-  /// Waits for queued work (streams); the CPU backend is synchronous.
+  /// Waits for queued work (streams); the CPU backend is synchronous. A
+  /// device backend raises here (and in download) the first data fault a
+  /// kernel recorded since the last check, as a DeviceFaultError.
   virtual void synchronize() {}
 
   /// dst = src (same element count; shapes may differ).
@@ -154,7 +171,8 @@ public:
   virtual void accumulate(Tensor &acc, const Tensor &x, ReductionKind kind) = 0;
   /// tensor.gather: indices [batch..., len(dims)] selects coordinates of
   /// `dims` in `source`; out = batch shape + source shape with `dims`
-  /// either 1 (keepDims) or dropped. Out-of-range indices throw.
+  /// either 1 (keepDims) or dropped. Out-of-range indices throw (on a
+  /// device, at the next synchronising call: DeviceFaultError).
   virtual void gather(const Tensor &source, const Tensor &indices, Tensor &out,
                       const std::vector<int64_t> &dims) = 0;
   /// out = source[offsets + i * strides] over out's (unreduced) `sizes`.
@@ -173,6 +191,9 @@ public:
   /// out = value everywhere, source at offsets `low`.
   virtual void pad(const Tensor &source, const Tensor &value, Tensor &out,
                    const std::vector<int64_t> &low) = 0;
+
+protected:
+  const std::string *location = nullptr; // setLocation
 };
 
 /// The CPU backend: OpenBLAS for GEMMs, portable loops for the rest.

@@ -22,8 +22,10 @@ struct ExecutorOptions {
   /// writes the same output buffers: it overwrites the outputs of the
   /// previous run, which callers that keep them must copy first. Runs on
   /// other input buffers, with a profiler, of programs with collectives,
-  /// and every run after a recording failed (a kernel that waits for the
-  /// device, a buffer the pool has to obtain) take the plain path.
+  /// and every run after a recording failed (a call that waits for the
+  /// device, a buffer the pool has to obtain) take the plain path. Gathers
+  /// and loop nests that can fault on data are recorded too: their faults
+  /// are raised when the run (run()) or the caller synchronises.
   bool cudaGraphs = false;
 };
 
@@ -100,6 +102,14 @@ private:
   /// stores it (reshaped to the declared shape).
   void finishCollective(const Instruction &inst, const Tensor &result,
                         std::vector<Tensor> &env);
+  /// lastUse, frees and leftovers (constructor).
+  void planFrees();
+  /// Frees the values instruction `i` was the last to read, and its
+  /// results nothing reads.
+  void freeDead(size_t i) {
+    for (size_t k = freeBegin[i], e = freeBegin[i + 1]; k < e; ++k)
+      env[frees[k]] = Tensor();
+  }
   /// The program inputs checked against their values, into `env`.
   void bindInputs(const std::vector<Tensor> &inputs);
   /// Throws unless every result of `inst` has its declared type and shape.
@@ -141,6 +151,19 @@ private:
   std::vector<Tensor> graphOutputs;
   bool captureFailed = false, replayed = false;
   std::vector<size_t> lastUse; // instruction index of each value's last use
+  // What instruction i frees after it runs: frees[freeBegin[i] ..
+  // freeBegin[i + 1]). Made once: a run only walks these lists.
+  std::vector<ValueId> frees;
+  std::vector<size_t> freeBegin;
+  /// Values still in `env` after a complete run (outputs, unread inputs).
+  std::vector<ValueId> leftovers;
+  std::vector<bool> movesOutput; // per output: its last occurrence
+  bool hasCollectives = false; // never recorded into a graph (capture)
+  struct GenericArgs { // executeGeneric's operand lists, kept for storage
+    std::vector<const Tensor *> ins, caps;
+    std::vector<Tensor> outs;
+    std::vector<Tensor *> outPtrs;
+  } genericArgs;
   std::shared_ptr<KernelLibrary> kernelLibrary;
   std::vector<KernelFn> kernels; // per instruction; null: interpret
   std::vector<bool> skipped;      // per instruction: a folded zero init
