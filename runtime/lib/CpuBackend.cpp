@@ -184,7 +184,7 @@ public:
       if (d < 0)
         throw Error("negative dimension in tensor shape");
     return Tensor(type, shape,
-                  pool->get(getNumElements(shape) * getDTypeSize(type)));
+                  pool->get(getNumBytes(type, shape)));
   }
   MemoryStats getMemoryStats() const override { return pool->getStats(); }
   Tensor upload(const Tensor &host) override { return host; }

@@ -62,10 +62,32 @@ std::optional<DType> autoshard::rt::parseDType(std::string_view name) {
 }
 
 int64_t autoshard::rt::getNumElements(const Shape &shape) {
+  // Zero dims are skipped while checking, so that the product of the others
+  // fits as well: row-major strides are products of trailing dims and must
+  // not wrap either ([0, 2^62, 2^62] has no elements but such strides).
   int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0)
+      throw Error("negative dimension in tensor shape " +
+                  stringifyShape(shape));
+    if (d == 0)
+      empty = true;
+    else if (__builtin_mul_overflow(n, d, &n))
+      throw Error("tensor shape " + stringifyShape(shape) +
+                  " has more elements than int64 can count");
+  }
+  return empty ? 0 : n;
+}
+
+int64_t autoshard::rt::getNumBytes(DType type, const Shape &shape) {
+  int64_t bytes;
+  if (__builtin_mul_overflow(getNumElements(shape), getDTypeSize(type),
+                             &bytes))
+    throw Error("tensor " + std::string(stringifyDType(type)) + "[" +
+                stringifyShape(shape) +
+                "] has more bytes than a buffer can hold (2^63)");
+  return bytes;
 }
 
 Shape autoshard::rt::getStrides(const Shape &shape) {

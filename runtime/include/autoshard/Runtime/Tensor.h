@@ -44,7 +44,12 @@ std::string_view stringifyDType(DType type);
 std::optional<DType> parseDType(std::string_view name);
 
 using Shape = std::vector<int64_t>;
+/// The product of the dims; throws Error for a negative dim or a product
+/// that passes int64 (the lowering and the plan reader refuse such shapes
+/// first, but this is public API).
 int64_t getNumElements(const Shape &shape);
+/// getNumElements times the element size, with the same checks.
+int64_t getNumBytes(DType type, const Shape &shape);
 /// Row-major element strides of a shape.
 Shape getStrides(const Shape &shape);
 /// "4x8" ("scalar" for rank 0).
@@ -87,7 +92,7 @@ public:
   int64_t getRank() const { return static_cast<int64_t>(shape.size()); }
   int64_t getDim(int64_t i) const { return shape[i]; }
   int64_t getNumElements() const { return rt::getNumElements(shape); }
-  int64_t getBytes() const { return getNumElements() * getDTypeSize(type); }
+  int64_t getBytes() const { return rt::getNumBytes(type, shape); }
   MemorySpace getSpace() const { return buffer->getSpace(); }
   const std::shared_ptr<Buffer> &getBuffer() const { return buffer; }
   /// True when no other tensor shares the storage.
