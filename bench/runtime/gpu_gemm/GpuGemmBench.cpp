@@ -17,8 +17,13 @@
 // "prog/cub" takes the better of the two program paths, "graph/cub" is the
 // graph's alone). All four are timed the same way: N calls queued, then one
 // synchronize, wall clock; N is at least --iters and large enough for
-// --min-ms of work, and each is the best of three rounds taken in turn, so
-// that clock ramps and launch latency do not decide a 10 us GEMM's ratio.
+// --min-ms of work. The sides are timed in rounds (program, backend,
+// cuBLASLt, ... then again, --rounds times, on the same buffers): the
+// TFLOP/s columns and prog/cub, back/cub are the best round of each side, and
+// "p/c med", "b/c med" the median over the rounds of the ratio within one
+// round, which a clock ramp or a neighbour's burst moves for both sides at
+// once. The targets are decided on the medians (a launch-bound 7 us GEMM's
+// best-round ratio swings 5% run to run).
 // "run+sync" is the program through Executor::run, which waits for the
 // device at the end of every run: a one-GEMM program pays one stream
 // synchronisation per GEMM there (a whole program pays one per step), so it
@@ -26,14 +31,16 @@
 // fp32 computes in full FP32, tf32 with CUBLAS_COMPUTE_32F_FAST_TF32,
 // bf16/fp16 take bf16/f16 A and B with FP32 accumulation into an f32 C.
 //
-//   autoshard-bench-gpu-gemm [--iters N] [--min-ms T] [--quick]
-//                            [--precision P]
+//   autoshard-bench-gpu-gemm [--iters N] [--min-ms T] [--rounds R]
+//                            [--quick] [--precision P] [--self-test]
 //
 //===----------------------------------------------------------------------===//
 
 #include "autoshard/Runtime/CudaBackend.h"
 #include "autoshard/Runtime/Executor.h"
 #include "autoshard/Runtime/HostIO.h"
+
+#include "RoundStats.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -191,31 +198,36 @@ private:
 };
 
 struct Row {
-  double program, backend, direct, synced, graph; // TFLOP/s
+  double program, backend, direct, synced, graph; // TFLOP/s (best rounds)
+  // Medians over the rounds of the per-round throughput ratios to cuBLASLt.
+  double programMedian, backendMedian, graphMedian;
   bool replayed; // the graph column's Executor replayed a recording
 };
 
-/// The per-call seconds of each of `steps` (all ending in `sync`): N calls
-/// each, N the larger of `iters` and what makes `minSeconds` of the first
-/// step's work (at most 20000), the best of three rounds taken in turn.
-std::vector<double> bestSeconds(
-    const std::vector<std::function<void()>> &steps,
-    const std::function<void()> &sync, int iters, double minSeconds) {
+/// The per-call seconds of each of `steps` (all ending in `sync`) in each of
+/// `rounds` rounds (result[step][round]), the steps taken in turn within a
+/// round: N calls each, N the larger of `iters` and what makes `minSeconds`
+/// of the first step's work (at most 20000).
+std::vector<std::vector<double>>
+roundSeconds(const std::vector<std::function<void()>> &steps,
+             const std::function<void()> &sync, int iters, double minSeconds,
+             int rounds) {
   for (const auto &step : steps) // warm up (heuristics, memory pool)
     for (int i = 0; i < 3; ++i)
       step();
   double probe = seconds(steps.front(), sync, 3);
   int n = std::max<int>(
       iters, static_cast<int>(std::min(20000.0, minSeconds / probe)));
-  std::vector<double> best(steps.size(), 1e30);
-  for (int round = 0; round < 3; ++round)
+  std::vector<std::vector<double>> t(steps.size());
+  for (int round = 0; round < rounds; ++round)
     for (size_t i = 0; i < steps.size(); ++i)
-      best[i] = std::min(best[i], seconds(steps[i], sync, n));
-  return best;
+      t[i].push_back(seconds(steps[i], sync, n));
+  return t;
 }
 
 Row measure(Backend &gpu, const Shape3 &s, const Precision &prec, int iters,
-            double minSeconds, void *workspace, size_t workspaceBytes) {
+            double minSeconds, int rounds, void *workspace,
+            size_t workspaceBytes) {
   Tensor a = gpu.upload(makeSeededTensor(prec.in, shapeOf(s, s.m, s.k), 1, 1));
   Tensor b = gpu.upload(makeSeededTensor(prec.in, shapeOf(s, s.k, s.n), 1, 2));
   Tensor c = gpu.allocate(DType::F32, shapeOf(s, s.m, s.n));
@@ -242,7 +254,7 @@ Row measure(Backend &gpu, const Shape3 &s, const Precision &prec, int iters,
     gpu.synchronize();
     cudaStreamSynchronize(stream);
   };
-  std::vector<double> t = bestSeconds(
+  std::vector<std::vector<double>> t = roundSeconds(
       {[&] { executor.enqueue(inputs); },
        [&] { gpu.gemm(a, b, c, options); },
        [&] {
@@ -250,16 +262,23 @@ Row measure(Backend &gpu, const Shape3 &s, const Precision &prec, int iters,
        },
        [&] { executor.run(inputs); },
        [&] { graphed.enqueue(inputs); }},
-      sync, iters, minSeconds);
+      sync, iters, minSeconds, rounds);
   cudaStreamDestroy(stream);
-  return {flops / t[0] / 1e12, flops / t[1] / 1e12, flops / t[2] / 1e12,
-          flops / t[3] / 1e12, flops / t[4] / 1e12,
+  auto tflops = [&](size_t i) { return flops / bench::best(t[i]) / 1e12; };
+  return {tflops(0),
+          tflops(1),
+          tflops(2),
+          tflops(3),
+          tflops(4),
+          bench::medianSpeedRatio(t[0], t[2]),
+          bench::medianSpeedRatio(t[1], t[2]),
+          bench::medianSpeedRatio(t[4], t[2]),
           graphed.lastRunReplayed()};
 }
 } // namespace
 
 int main(int argc, char **argv) {
-  int iters = 20;
+  int iters = 20, rounds = 5;
   double minMs = 20;
   bool quick = false;
   std::string only;
@@ -268,14 +287,19 @@ int main(int argc, char **argv) {
       iters = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--min-ms") && i + 1 < argc)
       minMs = std::max(0.0, std::atof(argv[++i]));
+    else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
+      rounds = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--self-test"))
+      return bench::selfTest() ? 0 : 1;
     else if (!std::strcmp(argv[i], "--quick"))
       quick = true;
     else if (!std::strcmp(argv[i], "--precision") && i + 1 < argc)
       only = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: %s [--iters N] [--min-ms T] [--quick] "
-                   "[--precision fp32|tf32|bf16|fp16]\n",
+                   "usage: %s [--iters N] [--min-ms T] [--rounds R] "
+                   "[--quick] [--precision fp32|tf32|bf16|fp16] "
+                   "[--self-test]\n",
                    argv[0]);
       return 2;
     }
@@ -301,24 +325,27 @@ int main(int argc, char **argv) {
     void *workspace = nullptr;
     if (cudaMalloc(&workspace, workspaceBytes) != cudaSuccess)
       throw Error("cannot allocate the cuBLASLt workspace");
-    std::printf("device: %s, >= %d calls and >= %g ms per timing, best of 3; "
-                "targets: backend/cuBLASLt >= 0.97, program/cuBLASLt >= "
+    std::printf("device: %s, >= %d calls and >= %g ms per timing, %d rounds "
+                "(best round; med: median of per-round ratios); targets on "
+                "the medians: backend/cuBLASLt >= 0.97, program/cuBLASLt >= "
                 "0.95\n",
-                prop.name, iters, minMs);
-    std::printf("%-5s %-22s %11s %11s %11s %9s %9s %9s %15s %9s\n", "prec",
-                "batch x m x n x k", "program", "backend", "cuBLASLt",
+                prop.name, iters, minMs, rounds);
+    std::printf("%-5s %-22s %11s %11s %11s %9s %9s %9s %15s %9s %9s %9s\n",
+                "prec", "batch x m x n x k", "program", "backend", "cuBLASLt",
                 "prog/cub", "back/cub", "run+sync", "program (graph)",
-                "graph/cub");
+                "graph/cub", "p/c med", "b/c med");
     // prog/cub and the lowest program/cuBLASLt take the better program
-    // path per row (enqueue or graph); the last line names both.
+    // path per row (enqueue or graph); the last lines name both.
     double minProgram = 1e9, minBackend = 1e9, minEnqueue = 1e9,
            minGraph = 1e9;
+    double minProgramMed = 1e9, minBackendMed = 1e9, minEnqueueMed = 1e9,
+           minGraphMed = 1e9;
     bool allReplayed = true;
     for (const Precision &prec : kPrecisions) {
       if (!only.empty() && only != prec.name)
         continue;
       for (const Shape3 &s : shapes) {
-        Row r = measure(*gpu, s, prec, iters, minMs * 1e-3, workspace,
+        Row r = measure(*gpu, s, prec, iters, minMs * 1e-3, rounds, workspace,
                         workspaceBytes);
         char label[64];
         std::snprintf(label, sizeof(label), "%lld x %lld x %lld x %lld",
@@ -326,17 +353,23 @@ int main(int argc, char **argv) {
                       (long long)s.k);
         double er = r.program / r.direct, gr = r.graph / r.direct;
         double pr = std::max(er, gr), br = r.backend / r.direct;
+        double pm = std::max(r.programMedian, r.graphMedian);
         minProgram = std::min(minProgram, pr);
         minBackend = std::min(minBackend, br);
         minEnqueue = std::min(minEnqueue, er);
         minGraph = std::min(minGraph, gr);
+        minProgramMed = std::min(minProgramMed, pm);
+        minBackendMed = std::min(minBackendMed, r.backendMedian);
+        minEnqueueMed = std::min(minEnqueueMed, r.programMedian);
+        minGraphMed = std::min(minGraphMed, r.graphMedian);
         allReplayed = allReplayed && r.replayed;
         std::printf("%-5s %-22s %8.1f TF %8.1f TF %8.1f TF %9.3f %9.3f %9.3f "
-                    "%12.1f TF %9.3f%s%s\n",
+                    "%12.1f TF %9.3f %9.3f %9.3f%s%s\n",
                     prec.name, label, r.program, r.backend, r.direct, pr, br,
-                    r.synced / r.direct, r.graph, gr,
+                    r.synced / r.direct, r.graph, gr, pm, r.backendMedian,
                     r.replayed ? "" : "  (graph not replayed)",
-                    pr < 0.95 || br < 0.97 ? "  (below target)" : "");
+                    pm < 0.95 || r.backendMedian < 0.97 ? "  (below target)"
+                                                        : "");
       }
     }
     std::printf("gpu_gemm: lowest backend/cuBLASLt %.3f, lowest "
@@ -346,6 +379,11 @@ int main(int argc, char **argv) {
                 "program (graph)/cuBLASLt %.3f%s\n",
                 minEnqueue, minGraph,
                 allReplayed ? "" : " (some graphs were not replayed)");
+    std::printf("gpu_gemm: median of %d per-round ratios: lowest "
+                "backend/cuBLASLt %.3f, lowest program/cuBLASLt %.3f "
+                "(enqueue %.3f, graph %.3f)\n",
+                rounds, minBackendMed, minProgramMed, minEnqueueMed,
+                minGraphMed);
     cudaFree(workspace);
   } catch (const Error &e) {
     std::fprintf(stderr, "gpu_gemm: error: %s\n", e.what());
