@@ -18,10 +18,11 @@ struct VerifyOptions {
   /// epsilons; no absolute floor (an element whose products are all zero
   /// is exactly zero in any order). docs/robustness.md derives it.
   double rtol = 64 * 0x1p-23, atol = 0;
-  /// --rtol was given: the rule is atol + rtol * M alone. Otherwise verify
-  /// adds twice the output's largest distance of the reference from the
-  /// program in f64 on one rank (the FP32 rounding as the program
-  /// propagates it), and a --precision below fp32 adds its GEMM-input
+  /// --rtol was given: the rule is atol + rtol * M alone. Otherwise, where
+  /// that refuses an element, verify adds twice the output's largest
+  /// distance of the reference from the program in f64 on one rank (the
+  /// FP32 rounding as the program propagates it), and a --precision below
+  /// fp32 adds its GEMM-input
   /// rounding (precisionTolerance) and, per element, the measured distance
   /// of the program at that precision on one rank from the FP32 reference.
   bool rtolGiven = false;

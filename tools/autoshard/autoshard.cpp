@@ -136,10 +136,10 @@ static cl::opt<double> rtolOpt(
              "M = max(|ref|, the program run on |inputs|: the sums of "
              "absolute products rounding scales with) capped at the "
              "output's max |ref| (default: 64 float32 eps = 7.63e-06, and "
-             "verify adds twice the output's largest distance of the "
-             "reference from the program in f64 on one rank, the FP32 "
-             "rounding as the program propagates it; given, the rule is "
-             "this alone)"),
+             "where that refuses an element verify adds twice the output's "
+             "largest distance of the reference from the program in f64 on "
+             "one rank, the FP32 rounding as the program propagates it; "
+             "given, the rule is this alone)"),
     cl::init(64 * 0x1p-23), cl::sub(verifyCmd), cl::cat(category));
 static cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance"),
                             cl::init(0), cl::sub(verifyCmd),
