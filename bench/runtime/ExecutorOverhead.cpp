@@ -19,6 +19,7 @@
 
 #include "autoshard/Runtime/Executor.h"
 #include "autoshard/Runtime/HostIO.h"
+#include "../../unittests/Runtime/TestPrograms.h"
 
 #include <algorithm>
 #include <chrono>
@@ -28,54 +29,28 @@
 using namespace autoshard;
 using namespace autoshard::rt;
 
-static ProgramIO makeIO(ValueId v, const Shape &shape, const char *name) {
-  ProgramIO io;
-  io.value = v;
-  io.name = name;
-  io.globalShape = shape;
-  io.layout = TensorLayout::replicated(shape.size());
-  return io;
-}
-
 /// x_{l+1} = x_l @ w, N times, each product into a fresh Empty.
 static Program makeMatmulChain(int64_t n) {
-  Program p;
-  p.mesh = DeviceMesh({MeshAxis{"x", 1}});
-  ValueId x = p.addValue(DType::F32, {1, 1}), w = p.addValue(DType::F32, {1, 1});
-  p.inputs = {makeIO(x, {1, 1}, "x"), makeIO(w, {1, 1}, "w")};
+  test::ProgramBuilder b;
+  ValueId x = b.input(DType::F32, {1, 1}), w = b.input(DType::F32, {1, 1});
   for (int64_t l = 0; l < n; ++l) {
-    Instruction empty;
-    empty.kind = OpKind::Empty;
-    empty.results = {p.addValue(DType::F32, {1, 1})};
-    Instruction mm;
-    mm.kind = OpKind::Matmul;
-    mm.operands = {x, w, empty.results[0]};
-    mm.results = {p.addValue(DType::F32, {1, 1})};
-    x = mm.results[0];
-    p.instructions.push_back(empty);
-    p.instructions.push_back(mm);
+    ValueId empty = b.add(OpKind::Empty, {}, DType::F32, {1, 1}).results[0];
+    x = b.add(OpKind::Matmul, {x, w, empty}, DType::F32, {1, 1}).results[0];
   }
-  p.outputs = {makeIO(x, {1, 1}, "y")};
-  return p;
+  b.output(x);
+  return b.take();
 }
 
 /// N reshapes between [1x1] and [1].
 static Program makeReshapeChain(int64_t n) {
-  Program p;
-  p.mesh = DeviceMesh({MeshAxis{"x", 1}});
-  ValueId x = p.addValue(DType::F32, {1, 1});
-  p.inputs = {makeIO(x, {1, 1}, "x")};
-  for (int64_t l = 0; l < n; ++l) {
-    Shape shape = l % 2 ? Shape{1, 1} : Shape{1};
-    Instruction r;
-    r.kind = OpKind::Reshape;
-    r.operands = {x};
-    r.results = {p.addValue(DType::F32, shape)};
-    x = r.results[0];
-    p.instructions.push_back(r);
-  }
-  p.outputs = {makeIO(x, p.values[x].shape, "y")};
-  return p;
+  test::ProgramBuilder b;
+  ValueId x = b.input(DType::F32, {1, 1});
+  for (int64_t l = 0; l < n; ++l)
+    x = b.add(OpKind::Reshape, {x}, DType::F32,
+              l % 2 ? Shape{1, 1} : Shape{1})
+            .results[0];
+  b.output(x);
+  return b.take();
 }
 
 static double bestSeconds(int reps, const std::function<void()> &fn) {

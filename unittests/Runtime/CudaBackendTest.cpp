@@ -489,28 +489,10 @@ TEST_P(BackendVsCpuTest, SlicesConcatPad) {
 /// relu(x @ w)^T through the Executor: the kernels chained on one stream,
 /// values freed and inits reused as the executor decides.
 TEST_P(BackendVsCpuTest, ExecutorRunsAProgram) {
-  auto io = [](ValueId v, Shape shape) {
-    ProgramIO p;
-    p.value = v;
-    p.name = "v" + std::to_string(v);
-    p.globalShape = shape;
-    p.layout = TensorLayout::replicated(shape.size());
-    return p;
-  };
-  Program p;
-  p.mesh = DeviceMesh({MeshAxis{"x", 1}});
-  ValueId x = p.addValue(DType::F32, {16, 24});
-  ValueId w = p.addValue(DType::F32, {24, 8});
-  p.inputs = {io(x, {16, 24}), io(w, {24, 8})};
-  ValueId c = p.addValue(DType::F32, {16, 8});
-  Instruction empty;
-  empty.kind = OpKind::Empty;
-  empty.results = {c};
-  ValueId m = p.addValue(DType::F32, {16, 8});
-  Instruction mm;
-  mm.kind = OpKind::Matmul;
-  mm.operands = {x, w, c};
-  mm.results = {m};
+  test::ProgramBuilder b;
+  ValueId x = b.input(DType::F32, {16, 24}), w = b.input(DType::F32, {24, 8});
+  ValueId c = b.add(OpKind::Empty, {}, DType::F32, {16, 8}).results[0];
+  ValueId m = b.add(OpKind::Matmul, {x, w, c}, DType::F32, {16, 8}).results[0];
   auto g = std::make_shared<GenericSpec>();
   g->loopRanges = {16, 8};
   g->numInputs = 1;
@@ -520,24 +502,12 @@ TEST_P(BackendVsCpuTest, ExecutorRunsAProgram) {
              inst(ScalarOp::MaxNum, DType::F32, 3, 0, 2)};
   g->numRegs = 4;
   g->yields = {3};
-  ValueId relu = p.addValue(DType::F32, {16, 8});
-  Instruction gen;
-  gen.kind = OpKind::Generic;
-  gen.generic = g;
-  gen.operands = {m, m};
-  gen.results = {relu};
-  ValueId tInit = p.addValue(DType::F32, {8, 16});
-  Instruction empty2;
-  empty2.kind = OpKind::Empty;
-  empty2.results = {tInit};
-  ValueId tr = p.addValue(DType::F32, {8, 16});
-  Instruction trans;
-  trans.kind = OpKind::Transpose;
-  trans.operands = {relu, tInit};
-  trans.results = {tr};
-  trans.perm = {1, 0};
-  p.instructions = {empty, mm, gen, empty2, trans};
-  p.outputs = {io(tr, {8, 16})};
+  b.add(OpKind::Generic, {m, m}, DType::F32, {16, 8}).generic = g;
+  ValueId relu = b.last();
+  ValueId tInit = b.add(OpKind::Empty, {}, DType::F32, {8, 16}).results[0];
+  b.add(OpKind::Transpose, {relu, tInit}, DType::F32, {8, 16}).perm = {1, 0};
+  b.output(b.last());
+  Program p = b.take();
 
   Tensor hx = seeded(DType::F32, {16, 24}, 50),
          hw = seeded(DType::F32, {24, 8}, 51);

@@ -29,52 +29,28 @@ namespace {
 /// mm = x @ w into a folded Empty; r = relu(mm) into fill(0): a GEMM, a
 /// constant, a fill and a loop nest, outputs r and mm.
 Program makeGemmRelu() {
-  Program p;
-  p.mesh = oneDevice();
-  ValueId x = p.addValue(DType::F32, {64, 32});
-  ValueId w = p.addValue(DType::F32, {32, 48});
-  p.inputs = {io(x, {64, 32}), io(w, {32, 48})};
-  Instruction zero;
-  zero.kind = OpKind::Constant;
-  zero.constant = Tensor(DType::F32, {});
-  zero.results = {p.addValue(DType::F32, {})};
-  Instruction empty;
-  empty.kind = OpKind::Empty;
-  empty.results = {p.addValue(DType::F32, {64, 48})};
-  Instruction mm;
-  mm.kind = OpKind::Matmul;
-  mm.operands = {x, w, empty.results[0]};
-  mm.results = {p.addValue(DType::F32, {64, 48})};
-  Instruction fill;
-  fill.kind = OpKind::Fill;
-  fill.operands = {zero.results[0]};
-  fill.results = {p.addValue(DType::F32, {64, 48})};
-  Instruction relu;
-  relu.kind = OpKind::Generic;
-  relu.generic = makeReluSpec(64, 48);
-  relu.operands = {mm.results[0], fill.results[0]};
-  relu.results = {p.addValue(DType::F32, {64, 48})};
-  p.instructions = {zero, empty, mm, fill, relu};
-  p.outputs = {io(relu.results[0], {64, 48}), io(mm.results[0], {64, 48})};
-  return p;
+  ProgramBuilder b;
+  ValueId x = b.input(DType::F32, {64, 32}), w = b.input(DType::F32, {32, 48});
+  ValueId zero = b.constant(0.0);
+  ValueId empty = b.add(OpKind::Empty, {}, DType::F32, {64, 48}).results[0];
+  ValueId mm =
+      b.add(OpKind::Matmul, {x, w, empty}, DType::F32, {64, 48}).results[0];
+  ValueId fill = b.add(OpKind::Fill, {zero}, DType::F32, {64, 48}).results[0];
+  b.add(OpKind::Generic, {mm, fill}, DType::F32, {64, 48}).generic =
+      makeReluSpec(64, 48);
+  b.output(b.last());
+  b.output(mm);
+  return b.take();
 }
 
 /// out = source[indices] along dim 0: the CUDA gather checks its indices on
 /// the device and leaves a fault for the run's end to raise.
 Program makeGather() {
-  Program p;
-  p.mesh = oneDevice();
-  ValueId src = p.addValue(DType::F32, {8, 4});
-  ValueId idx = p.addValue(DType::I64, {3, 1});
-  p.inputs = {io(src, {8, 4}), io(idx, {3, 1})};
-  Instruction gather;
-  gather.kind = OpKind::Gather;
-  gather.operands = {src, idx};
-  gather.perm = {0};
-  gather.results = {p.addValue(DType::F32, {3, 1, 4})};
-  p.instructions = {gather};
-  p.outputs = {io(gather.results[0], {3, 1, 4})};
-  return p;
+  ProgramBuilder b;
+  ValueId src = b.input(DType::F32, {8, 4}), idx = b.input(DType::I64, {3, 1});
+  b.add(OpKind::Gather, {src, idx}, DType::F32, {3, 1, 4}).perm = {0};
+  b.output(b.last());
+  return b.take();
 }
 
 class ExecutorGraphTest : public ::testing::TestWithParam<std::string> {
@@ -213,21 +189,15 @@ TEST_P(ExecutorGraphTest, GatherReplaysAndFaultsAfterTheRun) {
 /// out = source[off : off + 2] along dim 0 with `off` a program input: its
 /// value is read on the host (a download), which a recording cannot do.
 Program makeDynamicSlice() {
-  Program p;
-  p.mesh = oneDevice();
-  ValueId src = p.addValue(DType::F32, {8, 4});
-  ValueId off = p.addValue(DType::I64, {});
-  p.inputs = {io(src, {8, 4}), io(off, {})};
-  Instruction slice;
-  slice.kind = OpKind::ExtractSlice;
-  slice.operands = {src, off};
+  ProgramBuilder b;
+  ValueId src = b.input(DType::F32, {8, 4}), off = b.input(DType::I64, {});
+  Instruction &slice =
+      b.add(OpKind::ExtractSlice, {src, off}, DType::F32, {2, 4});
   slice.offsets = {kDynamic, 0};
   slice.sizes = {2, 4};
   slice.strides = {1, 1};
-  slice.results = {p.addValue(DType::F32, {2, 4})};
-  p.instructions = {slice};
-  p.outputs = {io(slice.results[0], {2, 4})};
-  return p;
+  b.output(b.last());
+  return b.take();
 }
 
 TEST_P(ExecutorGraphTest, FallsBackWhenRecordingFails) {

@@ -65,29 +65,15 @@ TEST(ExecutorTest, LocalCommunicatorNeedsOneDevice) {
 /// x @ w into a Fill of the constant `zero` (the init's only reader is the
 /// matmul unless `keepInit`, which also returns it).
 static Program makeFilledMatmul(double zero, bool keepInit) {
-  Program p;
-  p.mesh = oneDevice();
-  ValueId x = p.addValue(DType::F32, {4, 3});
-  ValueId w = p.addValue(DType::F32, {3, 2});
-  p.inputs = {io(x, {4, 3}), io(w, {3, 2})};
-  Instruction value;
-  value.kind = OpKind::Constant;
-  value.constant = Tensor(DType::F32, {});
-  value.constant.setFromDouble(0, zero);
-  value.results = {p.addValue(DType::F32, {})};
-  Instruction fill;
-  fill.kind = OpKind::Fill;
-  fill.operands = value.results;
-  fill.results = {p.addValue(DType::F32, {4, 2})};
-  Instruction mm;
-  mm.kind = OpKind::Matmul;
-  mm.operands = {x, w, fill.results[0]};
-  mm.results = {p.addValue(DType::F32, {4, 2})};
-  p.instructions = {value, fill, mm};
-  p.outputs = {io(mm.results[0], {4, 2})};
+  ProgramBuilder b;
+  ValueId x = b.input(DType::F32, {4, 3}), w = b.input(DType::F32, {3, 2});
+  ValueId value = b.constant(zero);
+  ValueId fill = b.add(OpKind::Fill, {value}, DType::F32, {4, 2}).results[0];
+  b.add(OpKind::Matmul, {x, w, fill}, DType::F32, {4, 2});
+  b.output(b.last());
   if (keepInit)
-    p.outputs.push_back(io(fill.results[0], {4, 2}));
-  return p;
+    b.output(fill);
+  return b.take();
 }
 
 TEST(ExecutorTest, ZeroInitsFoldIntoTheGemm) {

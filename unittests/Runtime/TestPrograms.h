@@ -1,5 +1,4 @@
-//===- TestPrograms.h - Hand-built plans the runtime tests share -*- C++
-//-*-===//
+//===- TestPrograms.h - Plans the runtime tests and benches share -*- C++ -*-===//
 #ifndef AUTOSHARD_UNITTESTS_RUNTIME_TESTPROGRAMS_H
 #define AUTOSHARD_UNITTESTS_RUNTIME_TESTPROGRAMS_H
 
@@ -16,6 +15,48 @@ inline ProgramIO io(ValueId v, Shape shape) {
   p.layout = TensorLayout::replicated(shape.size());
   return p;
 }
+
+/// Builds a Program an instruction at a time, so that tests and benchmarks
+/// state only what differs between their programs (inputs and outputs
+/// replicated, named by value as io() does).
+class ProgramBuilder {
+public:
+  explicit ProgramBuilder(DeviceMesh mesh = oneDevice()) {
+    p.mesh = std::move(mesh);
+  }
+  /// A program input of `type` and `shape`.
+  ValueId input(DType type, Shape shape) {
+    ValueId v = p.addValue(type, shape);
+    p.inputs.push_back(io(v, std::move(shape)));
+    return v;
+  }
+  /// Appends an instruction with one result of `type` and `shape` for the
+  /// caller to complete (valid until the next add).
+  Instruction &add(OpKind kind, std::vector<ValueId> operands, DType type,
+                   Shape shape) {
+    Instruction inst;
+    inst.kind = kind;
+    inst.operands = std::move(operands);
+    inst.results = {p.addValue(type, std::move(shape))};
+    p.instructions.push_back(std::move(inst));
+    return p.instructions.back();
+  }
+  /// A rank-0 Constant instruction holding `v`.
+  ValueId constant(double v, DType type = DType::F32) {
+    Instruction &c = add(OpKind::Constant, {}, type, {});
+    c.constant = Tensor(type, {});
+    c.constant.setFromDouble(0, v);
+    return c.results[0];
+  }
+  /// The result of the last instruction added.
+  ValueId last() const { return p.instructions.back().results[0]; }
+  /// Appends `v` to the outputs.
+  void output(ValueId v) { p.outputs.push_back(io(v, p.values[v].shape)); }
+  Program take() { return std::move(p); }
+
+private:
+  Program p;
+};
 
 /// out = max(in, 0) elementwise over [rows, cols] (one input, one init).
 inline std::shared_ptr<GenericSpec> makeReluSpec(int64_t rows, int64_t cols) {

@@ -166,13 +166,16 @@ const LtGemm::Plan &LtGemm::getPlan(const LtProblem &p, const void *bias) {
 
 bool LtGemm::run(const LtProblem &p, float alpha, const void *a,
                  const void *b, float beta, void *c, const void *bias) {
-  if (readsBias(p.epilogue) && !bias)
+  bool withBias = readsBias(p.epilogue);
+  if (withBias && !bias)
     throw Error("matmul: the epilogue needs a bias");
-  const Plan &plan = getPlan(p, bias);
+  // A program's GEMMs repeat run after run: the last plan, compared here,
+  // saves the call and the search through the others.
+  const Plan &plan = last && last->problem == p ? *last : getPlan(p, bias);
   if (!plan.found)
     return false;
   // The plan is kept per problem; the bias moves between calls.
-  if (readsBias(p.epilogue))
+  if (withBias)
     setBiasPointer(plan.desc, bias);
   AUTOSHARD_LT_CHECK(cublasLtMatmul(handle, plan.desc, &alpha, a, plan.a, b,
                                     plan.b, &beta, c, plan.c, c, plan.c,
