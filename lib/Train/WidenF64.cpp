@@ -44,18 +44,17 @@ Type widen(Type type) {
 
 /// The f32 constant `value` in f64 (exact: every f32 is an f64); null if it
 /// holds no f32.
-FailureOr<Attribute> widenConstant(Attribute value) {
+TypedAttr widenConstant(Attribute value) {
   if (auto f = dyn_cast<FloatAttr>(value); f && f.getType().isF32())
-    return Attribute(
-        FloatAttr::get(widen(f.getType()), f.getValue().convertToFloat()));
+    return FloatAttr::get(widen(f.getType()), f.getValue().convertToFloat());
   auto dense = dyn_cast<DenseFPElementsAttr>(value);
   if (!dense || !dense.getElementType().isF32())
-    return Attribute();
+    return {};
   SmallVector<double> values;
   for (APFloat v : dense.getValues<APFloat>())
     values.push_back(v.convertToFloat());
-  return Attribute(DenseElementsAttr::get(
-      cast<ShapedType>(widen(dense.getType())), ArrayRef<double>(values)));
+  return DenseElementsAttr::get(cast<ShapedType>(widen(dense.getType())),
+                                ArrayRef<double>(values));
 }
 
 /// An attribute of `op` typed f32 that the pass cannot widen (a resource
@@ -96,9 +95,8 @@ LogicalResult widenOp(Operation *op) {
     return success();
   }
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-    FailureOr<Attribute> wide = widenConstant(constant.getValue());
-    if (*wide)
-      constant.setValueAttr(cast<TypedAttr>(*wide));
+    if (TypedAttr wide = widenConstant(constant.getValue()))
+      constant.setValueAttr(wide);
   }
   if (hasF32Attr(op))
     return op->emitError("dist-widen-f64: cannot widen this op's f32 "
