@@ -404,6 +404,36 @@ private:
   /// there first if no search has).
   void expand(int nodeIdx);
   void generate(int nodeIdx);
+  /// What generate()'s phases share about the node being expanded.
+  struct Expanding {
+    int node;
+    State s;
+    AxisList partial, unused; // its partial and unused axes
+    double bytes;             // its local bytes
+  };
+  // generate()'s phases: the out-edges of one collective kind each.
+  void generateAllReduce(const Expanding &x);
+  void generateReduceScatter(const Expanding &x);
+  void generateAllGather(const Expanding &x);
+  void generateAllSlice(const Expanding &x);
+  void generateAllToAll(const Expanding &x);
+  void generateMakePartial(const Expanding &x);
+  void generatePermutes(const Expanding &x);
+  /// `s` with `seq` appended to dim `d`'s axis list (minor-most).
+  State appended(const State &s, const AxisList &seq, int d);
+  /// Relaxes `next`, `s` with dim `d` split `factor` times further, once
+  /// for each uneven-size variant the split can take.
+  void relaxSplit(int nodeIdx, const State &s, State next, int d,
+                  int64_t factor, const Edge &e, Time time, bool comm);
+  /// The share of the bytes each device sends in a group over `mask`.
+  double frac(uint32_t mask) const {
+    double n = static_cast<double>(groupSize(mask));
+    return (n - 1) / n;
+  }
+  bool isComm(uint32_t mask) const { return groupSize(mask) > 1; }
+  Time commTime(uint32_t mask, double bytes) {
+    return isComm(mask) ? transferTime(mask, bytes) : Time();
+  }
   /// Pops the cheapest node, marks it settled and returns it; -1 when the
   /// queue is empty.
   int settleNext() {
@@ -916,31 +946,54 @@ void Search::expand(int nodeIdx) {
 }
 
 void Search::generate(int nodeIdx) {
-  const State s =
-      isMulti() ? shared->states[nodes[nodeIdx].gid] : nodeStates[nodeIdx];
-  loadLists(s);
-  AxisList partial, unused;
+  Expanding x;
+  x.node = nodeIdx;
+  x.s = isMulti() ? shared->states[nodes[nodeIdx].gid] : nodeStates[nodeIdx];
+  loadLists(x.s);
   for (int a = 0; a < numAxes; ++a) {
-    if (s.dim[a] == kPartial)
-      partial.push(static_cast<int8_t>(a));
-    else if (s.dim[a] == kUnused)
-      unused.push(static_cast<int8_t>(a));
+    if (x.s.dim[a] == kPartial)
+      x.partial.push(static_cast<int8_t>(a));
+    else if (x.s.dim[a] == kUnused)
+      x.unused.push(static_cast<int8_t>(a));
   }
-  double bytes = localBytes(s);
-  // Ordered subsets of up to 4 axes (64) fit without allocating.
-  llvm::SmallVector<AxisList, 64> seqs;
-  auto frac = [&](uint32_t mask) {
-    double n = static_cast<double>(groupSize(mask));
-    return (n - 1) / n;
-  };
-  auto isComm = [&](uint32_t mask) { return groupSize(mask) > 1; };
-  auto commTime = [&](uint32_t mask, double b) {
-    return isComm(mask) ? transferTime(mask, b) : Time();
-  };
+  x.bytes = localBytes(x.s);
+  // One phase a collective kind, in this order: the order of the edges
+  // breaks ties between paths of equal cost.
+  generateAllReduce(x);
+  generateReduceScatter(x);
+  generateAllGather(x);
+  generateAllSlice(x);
+  if (options.enableAllToAll)
+    generateAllToAll(x);
+  generateMakePartial(x);
+  generatePermutes(x);
+}
 
-  // AllReduce over any non-empty subset of the partial axes.
+State Search::appended(const State &s, const AxisList &seq, int d) {
+  State next = s;
+  int8_t count = lists[d].n;
+  for (int i = 0; i < seq.n; ++i)
+    append(next, seq.a[i], d, count);
+  return next;
+}
+
+void Search::relaxSplit(int nodeIdx, const State &s, State next, int d,
+                        int64_t factor, const Edge &e, Time time, bool comm) {
+  int64_t nOld = numShards(s, d), nNew = nOld * factor;
+  std::array<uint16_t, 2> ids;
+  int nv = sliceVariants(s, next, d, nOld, nNew, ids);
+  for (int v = 0; v < nv; ++v) {
+    if (slotOfDim[d] >= 0)
+      next.uneven[slotOfDim[d]] = ids[v];
+    relax(nodeIdx, next, e, time, comm);
+  }
+}
+
+void Search::generateAllReduce(const Expanding &x) {
+  // Any non-empty subset of the partial axes.
+  const AxisList &partial = x.partial;
   for (uint32_t sub = 1; sub < (1u << partial.n); ++sub) {
-    State next = s;
+    State next = x.s;
     Edge e{CollectiveKind::AllReduce, {}, -1, -1};
     for (int i = 0; i < partial.n; ++i)
       if (sub & (1u << i)) {
@@ -948,46 +1001,40 @@ void Search::generate(int nodeIdx) {
         e.axes.push(partial.a[i]);
       }
     bool anyLeft = std::any_of(next.dim.begin(), next.dim.begin() + numAxes,
-                               [](int8_t x) { return x == kPartial; });
+                               [](int8_t v) { return v == kPartial; });
     if (!anyLeft)
       next.kind = 0;
     uint32_t m = maskOf(e.axes);
-    relax(nodeIdx, next, e, commTime(m, 2 * frac(m) * bytes), isComm(m));
+    relax(x.node, next, e, commTime(m, 2 * frac(m) * x.bytes), isComm(m));
   }
+}
 
-  // ReduceScatter: any ordered non-empty subset of the partial axes onto any
-  // dim.
-  if (partial.n) {
-    orderedSubsets(partial, seqs);
-    for (const AxisList &seq : seqs) {
-      uint32_t m = maskOf(seq);
-      Time t = commTime(m, frac(m) * bytes);
-      for (int d = 0; d < rank; ++d) {
-        State next = s;
-        int8_t count = lists[d].n;
-        for (int i = 0; i < seq.n; ++i)
-          append(next, seq.a[i], d, count);
-        if (partial.n == seq.n)
-          next.kind = 0;
-        int64_t nOld = numShards(s, d), nNew = nOld * groupSize(m);
-        std::array<uint16_t, 2> ids;
-        int nv = sliceVariants(s, next, d, nOld, nNew, ids);
-        for (int v = 0; v < nv; ++v) {
-          if (slotOfDim[d] >= 0)
-            next.uneven[slotOfDim[d]] = ids[v];
-          Edge e{CollectiveKind::ReduceScatter, seq, static_cast<int8_t>(d),
-                 -1};
-          relax(nodeIdx, next, e, t, isComm(m));
-        }
-      }
+void Search::generateReduceScatter(const Expanding &x) {
+  // Any ordered non-empty subset of the partial axes onto any dim.
+  if (!x.partial.n)
+    return;
+  // Ordered subsets of up to 4 axes (64) fit without allocating.
+  llvm::SmallVector<AxisList, 64> seqs;
+  orderedSubsets(x.partial, seqs);
+  for (const AxisList &seq : seqs) {
+    uint32_t m = maskOf(seq);
+    Time t = commTime(m, frac(m) * x.bytes);
+    for (int d = 0; d < rank; ++d) {
+      State next = appended(x.s, seq, d);
+      if (x.partial.n == seq.n)
+        next.kind = 0;
+      Edge e{CollectiveKind::ReduceScatter, seq, static_cast<int8_t>(d), -1};
+      relaxSplit(x.node, x.s, next, d, groupSize(m), e, t, isComm(m));
     }
   }
+}
 
-  // AllGather of a minor-most suffix of a dim's axes.
+void Search::generateAllGather(const Expanding &x) {
+  // A minor-most suffix of a dim's axes.
   for (int d = 0; d < rank; ++d) {
     const AxisList &l = lists[d];
     for (int j = 1; j <= l.n; ++j) {
-      State next = s;
+      State next = x.s;
       Edge e{CollectiveKind::AllGather, {}, static_cast<int8_t>(d), -1};
       for (int i = l.n - j; i < l.n; ++i) {
         next.dim[l.a[i]] = kUnused;
@@ -997,99 +1044,87 @@ void Search::generate(int nodeIdx) {
       uint32_t m = maskOf(e.axes);
       if (slotOfDim[d] >= 0)
         next.uneven[slotOfDim[d]] =
-            coarsen(s.uneven[slotOfDim[d]], groupSize(m), shape[d]);
-      relax(nodeIdx, next, e, commTime(m, frac(m) * localBytes(next)),
+            coarsen(x.s.uneven[slotOfDim[d]], groupSize(m), shape[d]);
+      relax(x.node, next, e, commTime(m, frac(m) * localBytes(next)),
             isComm(m));
     }
   }
+}
 
-  // AllSlice of any ordered non-empty subset of the unused axes onto a dim.
-  if (unused.n) {
-    orderedSubsets(unused, seqs);
-    for (const AxisList &seq : seqs) {
-      int64_t m = groupSize(maskOf(seq));
+void Search::generateAllSlice(const Expanding &x) {
+  // Any ordered non-empty subset of the unused axes onto a dim.
+  if (!x.unused.n)
+    return;
+  llvm::SmallVector<AxisList, 64> seqs;
+  orderedSubsets(x.unused, seqs);
+  for (const AxisList &seq : seqs) {
+    int64_t m = groupSize(maskOf(seq));
+    for (int d = 0; d < rank; ++d) {
+      Edge e{CollectiveKind::AllSlice, seq, static_cast<int8_t>(d), -1};
+      relaxSplit(x.node, x.s, appended(x.s, seq, d), d, m, e, Time(), false);
+    }
+  }
+}
+
+void Search::generateAllToAll(const Expanding &x) {
+  // A minor-most suffix of one dim's axes onto another dim.
+  for (int src = 0; src < rank; ++src) {
+    const AxisList &l = lists[src];
+    for (int j = 1; j <= l.n; ++j) {
+      AxisList moved;
+      for (int i = l.n - j; i < l.n; ++i)
+        moved.push(l.a[i]);
+      uint32_t m = maskOf(moved);
+      Time t = commTime(m, frac(m) * x.bytes);
       for (int d = 0; d < rank; ++d) {
-        State next = s;
-        int8_t count = lists[d].n;
-        for (int i = 0; i < seq.n; ++i)
-          append(next, seq.a[i], d, count);
-        int64_t nOld = numShards(s, d), nNew = nOld * m;
-        std::array<uint16_t, 2> ids;
-        int nv = sliceVariants(s, next, d, nOld, nNew, ids);
-        for (int v = 0; v < nv; ++v) {
-          if (slotOfDim[d] >= 0)
-            next.uneven[slotOfDim[d]] = ids[v];
-          Edge e{CollectiveKind::AllSlice, seq, static_cast<int8_t>(d), -1};
-          relax(nodeIdx, next, e, Time(), false);
-        }
+        if (d == src)
+          continue;
+        State next = appended(x.s, moved, d);
+        if (slotOfDim[src] >= 0)
+          next.uneven[slotOfDim[src]] =
+              coarsen(x.s.uneven[slotOfDim[src]], groupSize(m), shape[src]);
+        Edge e{CollectiveKind::AllToAll, moved, static_cast<int8_t>(d),
+               static_cast<int8_t>(src)};
+        relaxSplit(x.node, x.s, next, d, groupSize(m), e, t, isComm(m));
       }
     }
   }
+}
 
-  // AllToAll: a minor-most suffix of one dim's axes onto another dim.
-  if (options.enableAllToAll) {
-    for (int src = 0; src < rank; ++src) {
-      const AxisList &l = lists[src];
-      for (int j = 1; j <= l.n; ++j) {
-        AxisList moved;
-        for (int i = l.n - j; i < l.n; ++i)
-          moved.push(l.a[i]);
-        uint32_t m = maskOf(moved);
-        Time t = commTime(m, frac(m) * bytes);
-        for (int d = 0; d < rank; ++d) {
-          if (d == src)
-            continue;
-          State next = s;
-          int8_t count = lists[d].n;
-          for (int i = 0; i < moved.n; ++i)
-            append(next, moved.a[i], d, count);
-          if (slotOfDim[src] >= 0)
-            next.uneven[slotOfDim[src]] =
-                coarsen(s.uneven[slotOfDim[src]], groupSize(m), shape[src]);
-          int64_t nOld = numShards(s, d), nNew = nOld * groupSize(m);
-          std::array<uint16_t, 2> ids;
-          int nv = sliceVariants(s, next, d, nOld, nNew, ids);
-          for (int v = 0; v < nv; ++v) {
-            if (slotOfDim[d] >= 0)
-              next.uneven[slotOfDim[d]] = ids[v];
-            Edge e{CollectiveKind::AllToAll, moved, static_cast<int8_t>(d),
-                   static_cast<int8_t>(src)};
-            relax(nodeIdx, next, e, t, isComm(m));
-          }
-        }
+void Search::generateMakePartial(const Expanding &x) {
+  // Unused axes that the target holds partial, with the target's reduction
+  // (nothing else can be useful).
+  const State &s = x.s;
+  if (!goal.kind || (s.kind != 0 && s.kind != goal.kind))
+    return;
+  AxisList cand;
+  for (int i = 0; i < x.unused.n; ++i)
+    if (goal.dim[x.unused.a[i]] == kPartial)
+      cand.push(x.unused.a[i]);
+  for (uint32_t sub = 1; sub < (1u << cand.n); ++sub) {
+    State next = s;
+    next.kind = goal.kind;
+    Edge e{CollectiveKind::MakePartial, {}, -1, -1};
+    for (int i = 0; i < cand.n; ++i)
+      if (sub & (1u << i)) {
+        next.dim[cand.a[i]] = kPartial;
+        e.axes.push(cand.a[i]);
       }
-    }
+    relax(x.node, next, e, Time(), false);
   }
+}
 
-  // MakePartial of unused axes that the target holds partial, with the
-  // target's reduction (nothing else can be useful).
-  if (goal.kind && (s.kind == 0 || s.kind == goal.kind)) {
-    AxisList cand;
-    for (int i = 0; i < unused.n; ++i)
-      if (goal.dim[unused.a[i]] == kPartial)
-        cand.push(unused.a[i]);
-    for (uint32_t sub = 1; sub < (1u << cand.n); ++sub) {
-      State next = s;
-      next.kind = goal.kind;
-      Edge e{CollectiveKind::MakePartial, {}, -1, -1};
-      for (int i = 0; i < cand.n; ++i)
-        if (sub & (1u << i)) {
-          next.dim[cand.a[i]] = kPartial;
-          e.axes.push(cand.a[i]);
-        }
-      relax(nodeIdx, next, e, Time(), false);
-    }
-  }
-
-  // Permute: straight to the goal when it holds the same shards, and swaps of
-  // two equal-size axes (axis swaps such as [[x],[y]] -> [[y],[x]]).
+void Search::generatePermutes(const Expanding &x) {
+  // Straight to the goal when it holds the same shards, and swaps of two
+  // equal-size axes (axis swaps such as [[x],[y]] -> [[y],[x]]).
   // Multi-target mode leaves out the edge straight to the goal: costTo()
   // adds it per target. It only enters the goal, so it changes no other
   // node's path.
+  const State &s = x.s;
   auto permuteTo = [&](const State &next) {
     uint32_t m = permuteMask(s, next);
     Edge e{CollectiveKind::Permute, {}, -1, -1};
-    relax(nodeIdx, next, e, m ? transferTime(m, bytes) : Time(), m != 0);
+    relax(x.node, next, e, m ? transferTime(m, x.bytes) : Time(), m != 0);
   };
   if (!isMulti() && !(s == goal) && samePermuteSignature(s, goal))
     permuteTo(goal);

@@ -203,9 +203,16 @@ public:
     return captures.size() - 1;
   }
 
+  /// Appends the instruction of one op of the body.
   LogicalResult compile(Operation *op);
 
 private:
+  /// The instruction's types, or an error for an op that has none.
+  FailureOr<rt::ScalarInst> startInst(Operation *op);
+  /// Fills in the instruction's op, operands and immediates.
+  LogicalResult matchOp(Operation *op, rt::ScalarInst &in,
+                        ArrayRef<int32_t> operandRegs);
+
   rt::GenericSpec &spec;
   Region *region;
   std::function<FailureOr<rt::ValueId>(Value, Operation *)> lookup;
@@ -213,8 +220,73 @@ private:
   std::vector<rt::ValueId> captures;
 };
 
-LogicalResult BodyCompiler::compile(Operation *op) {
+/// The scalar op of `op` when it reads its operands' registers in order
+/// (nullopt: a constant, an index, an extract or unsupported).
+static std::optional<rt::ScalarOp> getRegisterOp(Operation *op) {
   using rt::ScalarOp;
+  return llvm::TypeSwitch<Operation *, std::optional<ScalarOp>>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return ScalarOp::Add; })
+      .Case<arith::SubFOp, arith::SubIOp>([](auto) { return ScalarOp::Sub; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return ScalarOp::Mul; })
+      .Case<arith::DivFOp, arith::DivSIOp>([](auto) { return ScalarOp::Div; })
+      .Case<arith::DivUIOp>([](auto) { return ScalarOp::DivU; })
+      .Case<arith::RemFOp, arith::RemSIOp>([](auto) { return ScalarOp::Rem; })
+      .Case<arith::RemUIOp>([](auto) { return ScalarOp::RemU; })
+      .Case<arith::MaximumFOp, arith::MaxSIOp>(
+          [](auto) { return ScalarOp::Max; })
+      .Case<arith::MinimumFOp, arith::MinSIOp>(
+          [](auto) { return ScalarOp::Min; })
+      .Case<arith::MaxNumFOp>([](auto) { return ScalarOp::MaxNum; })
+      .Case<arith::MinNumFOp>([](auto) { return ScalarOp::MinNum; })
+      .Case<arith::MaxUIOp>([](auto) { return ScalarOp::MaxU; })
+      .Case<arith::MinUIOp>([](auto) { return ScalarOp::MinU; })
+      .Case<arith::NegFOp>([](auto) { return ScalarOp::Neg; })
+      .Case<arith::AndIOp>([](auto) { return ScalarOp::And; })
+      .Case<arith::OrIOp>([](auto) { return ScalarOp::Or; })
+      .Case<arith::XOrIOp>([](auto) { return ScalarOp::Xor; })
+      .Case<arith::ShLIOp>([](auto) { return ScalarOp::Shl; })
+      .Case<arith::ShRSIOp>([](auto) { return ScalarOp::ShrS; })
+      .Case<arith::ShRUIOp>([](auto) { return ScalarOp::ShrU; })
+      .Case<arith::CmpFOp>([](auto) { return ScalarOp::CmpF; })
+      .Case<arith::CmpIOp>([](auto) { return ScalarOp::CmpI; })
+      .Case<arith::SelectOp>([](auto) { return ScalarOp::Select; })
+      .Case<arith::SIToFPOp>([](auto) { return ScalarOp::IToF; })
+      .Case<arith::UIToFPOp>([](auto) { return ScalarOp::UIToF; })
+      .Case<arith::FPToSIOp>([](auto) { return ScalarOp::FToI; })
+      .Case<arith::FPToUIOp>([](auto) { return ScalarOp::FToUI; })
+      .Case<arith::ExtFOp, arith::TruncFOp>(
+          [](auto) { return ScalarOp::FCast; })
+      .Case<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(
+          [](auto) { return ScalarOp::ICast; })
+      .Case<arith::ExtUIOp, arith::IndexCastUIOp>(
+          [](auto) { return ScalarOp::ZExt; })
+      .Case<math::ExpOp>([](auto) { return ScalarOp::Exp; })
+      .Case<math::Exp2Op>([](auto) { return ScalarOp::Exp2; })
+      .Case<math::ExpM1Op>([](auto) { return ScalarOp::Expm1; })
+      .Case<math::LogOp>([](auto) { return ScalarOp::Log; })
+      .Case<math::Log2Op>([](auto) { return ScalarOp::Log2; })
+      .Case<math::Log1pOp>([](auto) { return ScalarOp::Log1p; })
+      .Case<math::SqrtOp>([](auto) { return ScalarOp::Sqrt; })
+      .Case<math::RsqrtOp>([](auto) { return ScalarOp::Rsqrt; })
+      .Case<math::TanhOp>([](auto) { return ScalarOp::Tanh; })
+      .Case<math::SinOp>([](auto) { return ScalarOp::Sin; })
+      .Case<math::CosOp>([](auto) { return ScalarOp::Cos; })
+      .Case<math::TanOp>([](auto) { return ScalarOp::Tan; })
+      .Case<math::ErfOp>([](auto) { return ScalarOp::Erf; })
+      .Case<math::AtanOp>([](auto) { return ScalarOp::Atan; })
+      .Case<math::Atan2Op>([](auto) { return ScalarOp::Atan2; })
+      .Case<math::PowFOp>([](auto) { return ScalarOp::Pow; })
+      .Case<math::FloorOp>([](auto) { return ScalarOp::Floor; })
+      .Case<math::CeilOp>([](auto) { return ScalarOp::Ceil; })
+      .Case<math::RoundOp>([](auto) { return ScalarOp::Round; })
+      .Case<math::RoundEvenOp>([](auto) { return ScalarOp::RoundEven; })
+      .Case<math::TruncOp>([](auto) { return ScalarOp::Trunc; })
+      .Case<math::AbsFOp, math::AbsIOp>([](auto) { return ScalarOp::Abs; })
+      .Case<math::FmaOp>([](auto) { return ScalarOp::Fma; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+FailureOr<rt::ScalarInst> BodyCompiler::startInst(Operation *op) {
   if (op->getNumResults() != 1)
     return op->emitError("autoshard-run: unsupported op '")
            << op->getName() << "' in a loop body";
@@ -231,8 +303,67 @@ LogicalResult BodyCompiler::compile(Operation *op) {
             lower::toDType(getElementTypeOrSelf(op->getOperand(0).getType())))
       in.srcType = *src;
   }
+  return in;
+}
 
-  // Operands to registers (tensor.extract's tensor is handled below).
+LogicalResult BodyCompiler::matchOp(Operation *op, rt::ScalarInst &in,
+                                    ArrayRef<int32_t> operandRegs) {
+  using rt::ScalarOp;
+  if (std::optional<ScalarOp> kind = getRegisterOp(op)) {
+    in.op = *kind;
+    if (operandRegs.size() > 0)
+      in.a = operandRegs[0];
+    if (operandRegs.size() > 1)
+      in.b = operandRegs[1];
+    if (operandRegs.size() > 2)
+      in.c = operandRegs[2];
+    if (auto c = dyn_cast<arith::CmpFOp>(op))
+      in.imm = static_cast<int64_t>(c.getPredicate());
+    if (auto c = dyn_cast<arith::CmpIOp>(op))
+      in.imm = static_cast<int64_t>(c.getPredicate());
+    return success();
+  }
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<arith::ConstantOp>([&](arith::ConstantOp c) {
+        in.op = ScalarOp::Const;
+        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+          in.fimm = f.getValueAsDouble();
+        else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          in.imm = c.getType().isInteger(1) ? (i.getValue().getBoolValue())
+                                            : i.getValue().getSExtValue();
+        else
+          return failure();
+        return success();
+      })
+      .Case<linalg::IndexOp>([&](linalg::IndexOp i) {
+        in.op = ScalarOp::Index;
+        in.imm = i.getDim();
+        return success();
+      })
+      .Case<tensor::ExtractOp>([&](tensor::ExtractOp e) -> LogicalResult {
+        if (region && region->isAncestor(e.getTensor().getParentRegion()))
+          return failure();
+        FailureOr<rt::ValueId> id = lookup(e.getTensor(), op);
+        if (failed(id))
+          return failure();
+        in.op = ScalarOp::Captured;
+        in.imm = addCapture(*id);
+        for (Value ix : e.getIndices()) {
+          FailureOr<int32_t> r = getReg(ix, op);
+          if (failed(r))
+            return failure();
+          in.args.push_back(*r);
+        }
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+LogicalResult BodyCompiler::compile(Operation *op) {
+  FailureOr<rt::ScalarInst> in = startInst(op);
+  if (failed(in))
+    return failure();
+  // Operands to registers (tensor.extract's tensor is handled by matchOp).
   std::vector<int32_t> operandRegs;
   if (!isa<tensor::ExtractOp>(op))
     for (Value v : op->getOperands()) {
@@ -241,129 +372,12 @@ LogicalResult BodyCompiler::compile(Operation *op) {
         return failure();
       operandRegs.push_back(*r);
     }
-  auto set = [&](ScalarOp kind) {
-    in.op = kind;
-    if (operandRegs.size() > 0)
-      in.a = operandRegs[0];
-    if (operandRegs.size() > 1)
-      in.b = operandRegs[1];
-    if (operandRegs.size() > 2)
-      in.c = operandRegs[2];
-    return success();
-  };
-
-  LogicalResult matched =
-      llvm::TypeSwitch<Operation *, LogicalResult>(op)
-          .Case<arith::ConstantOp>([&](arith::ConstantOp c) {
-            in.op = ScalarOp::Const;
-            if (auto f = dyn_cast<FloatAttr>(c.getValue()))
-              in.fimm = f.getValueAsDouble();
-            else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-              in.imm = c.getType().isInteger(1) ? (i.getValue().getBoolValue())
-                                                : i.getValue().getSExtValue();
-            else
-              return failure();
-            return success();
-          })
-          .Case<linalg::IndexOp>([&](linalg::IndexOp i) {
-            in.op = ScalarOp::Index;
-            in.imm = i.getDim();
-            return success();
-          })
-          .Case<tensor::ExtractOp>([&](tensor::ExtractOp e) -> LogicalResult {
-            if (region && region->isAncestor(e.getTensor().getParentRegion()))
-              return failure();
-            FailureOr<rt::ValueId> id = lookup(e.getTensor(), op);
-            if (failed(id))
-              return failure();
-            in.op = ScalarOp::Captured;
-            in.imm = addCapture(*id);
-            for (Value ix : e.getIndices()) {
-              FailureOr<int32_t> r = getReg(ix, op);
-              if (failed(r))
-                return failure();
-              in.args.push_back(*r);
-            }
-            return success();
-          })
-          .Case<arith::AddFOp, arith::AddIOp>(
-              [&](auto) { return set(ScalarOp::Add); })
-          .Case<arith::SubFOp, arith::SubIOp>(
-              [&](auto) { return set(ScalarOp::Sub); })
-          .Case<arith::MulFOp, arith::MulIOp>(
-              [&](auto) { return set(ScalarOp::Mul); })
-          .Case<arith::DivFOp, arith::DivSIOp>(
-              [&](auto) { return set(ScalarOp::Div); })
-          .Case<arith::DivUIOp>([&](auto) { return set(ScalarOp::DivU); })
-          .Case<arith::RemFOp, arith::RemSIOp>(
-              [&](auto) { return set(ScalarOp::Rem); })
-          .Case<arith::RemUIOp>([&](auto) { return set(ScalarOp::RemU); })
-          .Case<arith::MaximumFOp, arith::MaxSIOp>(
-              [&](auto) { return set(ScalarOp::Max); })
-          .Case<arith::MinimumFOp, arith::MinSIOp>(
-              [&](auto) { return set(ScalarOp::Min); })
-          .Case<arith::MaxNumFOp>([&](auto) { return set(ScalarOp::MaxNum); })
-          .Case<arith::MinNumFOp>([&](auto) { return set(ScalarOp::MinNum); })
-          .Case<arith::MaxUIOp>([&](auto) { return set(ScalarOp::MaxU); })
-          .Case<arith::MinUIOp>([&](auto) { return set(ScalarOp::MinU); })
-          .Case<arith::NegFOp>([&](auto) { return set(ScalarOp::Neg); })
-          .Case<arith::AndIOp>([&](auto) { return set(ScalarOp::And); })
-          .Case<arith::OrIOp>([&](auto) { return set(ScalarOp::Or); })
-          .Case<arith::XOrIOp>([&](auto) { return set(ScalarOp::Xor); })
-          .Case<arith::ShLIOp>([&](auto) { return set(ScalarOp::Shl); })
-          .Case<arith::ShRSIOp>([&](auto) { return set(ScalarOp::ShrS); })
-          .Case<arith::ShRUIOp>([&](auto) { return set(ScalarOp::ShrU); })
-          .Case<arith::CmpFOp>([&](arith::CmpFOp c) {
-            in.imm = static_cast<int64_t>(c.getPredicate());
-            return set(ScalarOp::CmpF);
-          })
-          .Case<arith::CmpIOp>([&](arith::CmpIOp c) {
-            in.imm = static_cast<int64_t>(c.getPredicate());
-            return set(ScalarOp::CmpI);
-          })
-          .Case<arith::SelectOp>([&](auto) { return set(ScalarOp::Select); })
-          .Case<arith::SIToFPOp>([&](auto) { return set(ScalarOp::IToF); })
-          .Case<arith::UIToFPOp>([&](auto) { return set(ScalarOp::UIToF); })
-          .Case<arith::FPToSIOp>([&](auto) { return set(ScalarOp::FToI); })
-          .Case<arith::FPToUIOp>([&](auto) { return set(ScalarOp::FToUI); })
-          .Case<arith::ExtFOp, arith::TruncFOp>(
-              [&](auto) { return set(ScalarOp::FCast); })
-          .Case<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(
-              [&](auto) { return set(ScalarOp::ICast); })
-          .Case<arith::ExtUIOp, arith::IndexCastUIOp>(
-              [&](auto) { return set(ScalarOp::ZExt); })
-          .Case<math::ExpOp>([&](auto) { return set(ScalarOp::Exp); })
-          .Case<math::Exp2Op>([&](auto) { return set(ScalarOp::Exp2); })
-          .Case<math::ExpM1Op>([&](auto) { return set(ScalarOp::Expm1); })
-          .Case<math::LogOp>([&](auto) { return set(ScalarOp::Log); })
-          .Case<math::Log2Op>([&](auto) { return set(ScalarOp::Log2); })
-          .Case<math::Log1pOp>([&](auto) { return set(ScalarOp::Log1p); })
-          .Case<math::SqrtOp>([&](auto) { return set(ScalarOp::Sqrt); })
-          .Case<math::RsqrtOp>([&](auto) { return set(ScalarOp::Rsqrt); })
-          .Case<math::TanhOp>([&](auto) { return set(ScalarOp::Tanh); })
-          .Case<math::SinOp>([&](auto) { return set(ScalarOp::Sin); })
-          .Case<math::CosOp>([&](auto) { return set(ScalarOp::Cos); })
-          .Case<math::TanOp>([&](auto) { return set(ScalarOp::Tan); })
-          .Case<math::ErfOp>([&](auto) { return set(ScalarOp::Erf); })
-          .Case<math::AtanOp>([&](auto) { return set(ScalarOp::Atan); })
-          .Case<math::Atan2Op>([&](auto) { return set(ScalarOp::Atan2); })
-          .Case<math::PowFOp>([&](auto) { return set(ScalarOp::Pow); })
-          .Case<math::FloorOp>([&](auto) { return set(ScalarOp::Floor); })
-          .Case<math::CeilOp>([&](auto) { return set(ScalarOp::Ceil); })
-          .Case<math::RoundOp>([&](auto) { return set(ScalarOp::Round); })
-          .Case<math::RoundEvenOp>(
-              [&](auto) { return set(ScalarOp::RoundEven); })
-          .Case<math::TruncOp>([&](auto) { return set(ScalarOp::Trunc); })
-          .Case<math::AbsFOp, math::AbsIOp>(
-              [&](auto) { return set(ScalarOp::Abs); })
-          .Case<math::FmaOp>([&](auto) { return set(ScalarOp::Fma); })
-          .Default([](Operation *) { return failure(); });
-  if (failed(matched))
+  if (failed(matchOp(op, *in, operandRegs)))
     return op->emitError("autoshard-run: unsupported op '")
            << op->getName() << "' in a loop body";
-  in.dst = newReg();
-  spec.body.push_back(in);
-  regs[op->getResult(0)] = in.dst;
+  in->dst = newReg();
+  spec.body.push_back(*in);
+  regs[op->getResult(0)] = in->dst;
   return success();
 }
 
