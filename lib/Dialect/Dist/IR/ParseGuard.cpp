@@ -9,23 +9,21 @@
 //  - parseCommonStructuredOpParts (every structured op: matmul, fill,
 //    conv_2d_*, ...) casts the properties of `linalg.op <ATTR> ...` to a
 //    DictionaryAttr unchecked: `<1>` reads an IntegerAttr as a dictionary.
-// The scan below cuts the text into tokens exactly as MLIR's lexer
-// (mlir/lib/AsmParser/Lexer.cpp) does, so that it meets each op name where
-// the parser does: a scan that merely skims can be led past one, e.g. by a
-// NUL byte (the lexer skips it), a `\r` ending a comment, `1linalg.x`
-// (a number, then a name) or a dialect attribute body `#d.a<... // >` (read
-// raw, no comments). What is not one of these forms is left to the real
-// parser, which reports it.
+// Two parts: ParseGuardLexer cuts the text into tokens exactly as MLIR's
+// lexer does; the hazard scanner below walks those tokens for the two
+// forms. What is not one of these forms is left to the real parser, which
+// reports it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "autoshard/Dialect/Dist/IR/ParseGuard.h"
 
+#include "ParseGuardLexer.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -36,194 +34,7 @@ using namespace autoshard;
 
 namespace {
 
-bool isAlpha(char c) { return llvm::isAlpha(c); }
-bool isDigit(char c) { return llvm::isDigit(c); }
-
-/// [a-zA-Z0-9_$.]: the rest of a bare identifier or `@` name.
-bool isBareIdChar(char c) {
-  return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
-}
-
-/// [$._-]: the punctuation of a suffix-id (`%`, `#`, `^`, `!` names).
-bool isIdPunct(char c) { return c == '$' || c == '.' || c == '_' || c == '-'; }
-
-/// What the checks below need to tell apart; everything else is `Other`.
-enum class TokenKind { Eof, BareId, Integer, Punct, Other };
-
-struct Token {
-  TokenKind kind;
-  StringRef spelling;
-  size_t offset;
-  bool is(char c) const {
-    return kind == TokenKind::Punct && spelling.size() == 1 &&
-           spelling[0] == c;
-  }
-};
-
-/// MLIR's lexer, reduced to token boundaries: no diagnostics (where it
-/// errs the parser stops, so what the scan makes of the rest is moot).
-class Lexer {
-public:
-  explicit Lexer(StringRef text) : text(text) {}
-
-  Token next() {
-    skipTrivia();
-    size_t start = pos;
-    if (pos >= text.size())
-      return {TokenKind::Eof, StringRef(), pos};
-    char c = text[pos++];
-    TokenKind kind = TokenKind::Other;
-    if (isAlpha(c) || c == '_') {
-      while (isBareIdChar(peek()))
-        ++pos;
-      kind = TokenKind::BareId;
-    } else if (isDigit(c)) {
-      kind = lexNumber(c);
-    } else if (c == '"') {
-      lexString();
-    } else if (c == '@') {
-      if (peek() == '"') {
-        ++pos;
-        lexString();
-      } else {
-        while (isBareIdChar(peek()))
-          ++pos;
-      }
-    } else if (c == '#' || c == '!' || c == '^' || c == '%') {
-      lexSuffixId();
-      // `#dialect.attr<...>`, `!dialect<...>`: the body, read raw.
-      if ((c == '#' || c == '!') && pos > start + 1 && peek() == '<')
-        skipDialectBody();
-    } else if (c == '-' && peek() == '>') {
-      ++pos; // `->`
-    } else {
-      kind = TokenKind::Punct;
-    }
-    return {kind, text.slice(start, pos), start};
-  }
-
-  /// Back to a token's start, to read it again.
-  void reset(const Token &token) { pos = token.offset; }
-
-  char peek(size_t ahead = 0) const {
-    return pos + ahead < text.size() ? text[pos + ahead] : '\0';
-  }
-
-private:
-  /// Blanks, NUL bytes inside the text (not the end: the lexer's EOF is the
-  /// buffer's terminator) and `//` comments, which end at `\n` or `\r`.
-  void skipTrivia() {
-    while (pos < text.size()) {
-      char c = text[pos];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0') {
-        ++pos;
-      } else if (c == '/' && peek(1) == '/') {
-        while (pos < text.size() && text[pos] != '\n' && text[pos] != '\r')
-          ++pos;
-      } else {
-        return;
-      }
-    }
-  }
-
-  /// digit+ | `0x` hexdigit+ | digit+ `.` digit* ([eE][-+]?digit+)?
-  TokenKind lexNumber(char first) {
-    if (first == '0' && peek() == 'x') {
-      if (!llvm::isHexDigit(peek(1)))
-        return TokenKind::Integer; // `0xi32`: 0, then `xi32`
-      pos += 2;
-      while (llvm::isHexDigit(peek()))
-        ++pos;
-      return TokenKind::Integer;
-    }
-    while (isDigit(peek()))
-      ++pos;
-    if (peek() != '.')
-      return TokenKind::Integer;
-    ++pos;
-    while (isDigit(peek()))
-      ++pos;
-    if ((peek() == 'e' || peek() == 'E') &&
-        (isDigit(peek(1)) ||
-         ((peek(1) == '-' || peek(1) == '+') && isDigit(peek(2))))) {
-      pos += 2;
-      while (isDigit(peek()))
-        ++pos;
-    }
-    return TokenKind::Other;
-  }
-
-  /// After the opening quote, to just past the closing one; a newline, \v,
-  /// \f or the end is the lexer's error (an embedded NUL is not).
-  void lexString() {
-    while (pos < text.size()) {
-      char c = text[pos++];
-      if (c == '"')
-        return;
-      if (c == '\n' || c == '\v' || c == '\f')
-        return;
-      if (c == '\\' && pos < text.size())
-        ++pos;
-    }
-  }
-
-  /// digit+ | [a-zA-Z$._-][a-zA-Z0-9$._-]*
-  void lexSuffixId() {
-    if (isDigit(peek())) {
-      while (isDigit(peek()))
-        ++pos;
-      return;
-    }
-    if (!isAlpha(peek()) && !isIdPunct(peek()))
-      return;
-    while (llvm::isAlnum(peek()) || isIdPunct(peek()))
-      ++pos;
-  }
-
-  /// Parser::parseDialectSymbolBody: from `<` to its matching `>`, counting
-  /// only brackets, `->` and strings (no comments, no tokens); a NUL or a
-  /// mismatched closer is its error.
-  void skipDialectBody() {
-    SmallVector<char> open;
-    do {
-      if (pos >= text.size())
-        return;
-      char c = text[pos++];
-      switch (c) {
-      case '\0':
-        return;
-      case '<':
-      case '[':
-      case '(':
-      case '{':
-        open.push_back(c);
-        break;
-      case '-':
-        if (peek() == '>')
-          ++pos;
-        break;
-      case '>':
-      case ']':
-      case ')':
-      case '}': {
-        char opener = c == '>' ? '<' : c == ']' ? '[' : c == ')' ? '(' : '{';
-        if (open.back() != opener)
-          return;
-        open.pop_back();
-        break;
-      }
-      case '"':
-        lexString();
-        break;
-      default:
-        break;
-      }
-    } while (!open.empty());
-  }
-
-  StringRef text;
-  size_t pos = 0;
-};
+using namespace autoshard::parse_guard;
 
 /// Walks the tokens for the linalg forms the upstream parsers crash on.
 class HazardScanner {
