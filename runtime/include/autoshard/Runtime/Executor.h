@@ -132,6 +132,8 @@ private:
   /// Marks zero inits read only by one GEMM: the init is never made and the
   /// GEMM overwrites a fresh buffer (beta = 0) instead of adding to zeros.
   void foldZeroInits();
+  /// Sets checksResults (constructor).
+  void markCheckedResults();
 
   const Program &program;
   Backend &backend;
@@ -168,6 +170,9 @@ private:
   std::vector<KernelFn> kernels; // per instruction; null: interpret
   std::vector<bool> skipped;      // per instruction: a folded zero init
   std::vector<bool> overwrites;   // per instruction: a GEMM with beta = 0
+  /// Per instruction: whether its results need checkResults (those
+  /// execute() allocates with their declared type cannot differ).
+  std::vector<bool> checksResults;
   size_t current = 0;
   Profiler *profiler = nullptr;
   std::vector<size_t> profileSlots; // per instruction
