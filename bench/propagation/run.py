@@ -519,14 +519,17 @@ def bench_one(model, L, args, mesh, sizes, mlir_opt, as_opt, tmp):
 def bench_bounded(src, au, args, runs, timing, workdir, as_opt):
     """autoshard's propagation time (best of `runs`) with memory_gib set to
     --memory-fraction of the fastest plan's bytes per device, and the plan
-    it gives: {prop_s, memory_bytes, cost_us, fits, error}."""
+    it gives: {prop_s, memory_bytes, cost_us, fits, error}, and the plan the
+    multiplier search gave before the repair (unrepaired_bytes,
+    unrepaired_cost_us)."""
     bound = args.memory_fraction * au["memory_bytes"]
     cluster = os.path.join(workdir, "cluster-bounded.json")
     with open(cluster, "w") as f:
         json.dump({"memory_gib": bound / 2.0 ** 30}, f)
     solver = " solver=" + args.solver if args.solver else ""
     res = {"prop_s": None, "memory_bytes": None, "cost_us": None, "fits": None,
-           "bound_bytes": bound, "error": None}
+           "bound_bytes": bound, "unrepaired_bytes": None, "unrepaired_cost_us": None,
+           "error": None}
     for _ in range(runs):
         r = run_tool([as_opt, src, "--dist-propagate=cluster=" + cluster + solver,
                       "-o", os.devnull] + timing, args.timeout)
@@ -545,6 +548,8 @@ def bench_bounded(src, au, args, runs, timing, workdir, as_opt):
         res["memory_bytes"] = report.get("memory_bytes_per_device")
         res["cost_us"] = report.get("total_cost_us")
         res["fits"] = report.get("memory_fits")
+        res["unrepaired_bytes"] = report.get("unrepaired_memory_bytes_per_device")
+        res["unrepaired_cost_us"] = report.get("unrepaired_cost_us")
     return res
 
 
@@ -556,10 +561,13 @@ def print_bounded(results):
             continue
         row = [r["model"], str(r["layers"]), "%.0f" % au["memory_bytes"], "%.0f" % b["bound_bytes"]]
         if b["error"]:
-            row += [(b["error"], 6)]
+            row += [(b["error"], 8)]
         else:
-            row += ["-" if b["memory_bytes"] is None else "%.0f" % b["memory_bytes"],
+            unrep_b, unrep_us = b.get("unrepaired_bytes"), b.get("unrepaired_cost_us")
+            row += ["-" if unrep_b is None else "%.0f" % unrep_b,
+                    "-" if b["memory_bytes"] is None else "%.0f" % b["memory_bytes"],
                     "-" if au.get("cost_us") is None else "%.2f" % au["cost_us"],
+                    "-" if unrep_us is None else "%.2f" % unrep_us,
                     "-" if b["cost_us"] is None else "%.2f" % b["cost_us"],
                     fmt_ms(au["prop_s"]), fmt_ms(b["prop_s"]),
                     fmt_x(b["prop_s"] / au["prop_s"] if b["prop_s"] and au["prop_s"] else None)]
@@ -570,8 +578,10 @@ def print_bounded(results):
         return
     print()
     print("Memory bound (autoshard, memory_gib = fraction x the fastest plan's bytes per device;")
-    print("      bytes per device, plan cost in us, propagation ms; ratios of propagation time)")
-    table(("model", "L", "fastest B", "bound B", "bounded B", "fastest us", "bounded us",
+    print("      bytes per device, plan cost in us, propagation ms; ratios of propagation time;")
+    print("      'multiplier': the Lagrangian search's plan, 'bounded': after the repair)")
+    table(("model", "L", "fastest B", "bound B", "multiplier B", "bounded B", "fastest us",
+           "multiplier us", "bounded us",
            "as prop", "as bounded", "bounded/free", "bounded/up"), rows)
 
 

@@ -111,6 +111,18 @@ private:
   /// fails with a one-line error.
   mlir::LogicalResult boundMemory(const SolverOptions &sopts,
                                   SolverResult &result);
+  /// Gives the bounded plan `x` (of solver cost `cost`) back the choices of
+  /// the `fastest` plan, region by region, while planMemory() stays within
+  /// `bound`; `bytes` is x's planMemory() (MemoryRepair.cpp).
+  void repairMemory(
+      const std::vector<unsigned> &fastest,
+      const std::vector<std::shared_ptr<const std::vector<double>>>
+          &bytesOfNode,
+      double bound, double bytes, std::vector<unsigned> &x, double &cost);
+  /// Bytes per device, per candidate of node `i`, of the layout-free values
+  /// that take its operand layouts (absorbLayoutFree): a matmul's zero fill
+  /// and its tensor.empty (MemoryRepair.cpp).
+  std::vector<double> absorbedBytes(unsigned i);
   /// The chosen plan's bytes per device (what the report counts).
   double planMemory();
   /// Every value's bytes per device at its chosen layout.

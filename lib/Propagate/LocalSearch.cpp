@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -151,27 +152,18 @@ constexpr unsigned kNeighbourhoodWidth = 3;
 constexpr uint64_t kNeighbourhoodTable = uint64_t(1) << 12;
 constexpr uint64_t kNeighbourhoodWork = uint64_t(1) << 26;
 
-/// The fallback when elimination would need tables that are too large:
-/// forest DP on a maximum-weight spanning forest, then descent. Block moves
-/// solve an induced forest exactly with the rest held fixed; blocks come
-/// from four node orders (spanning-forest BFS and rank, each both ways) so
-/// that a chain the spanning forest cut is whole in some block.
-/// Neighbourhood moves (neighbourhoodDP) eliminate exactly over a few
-/// candidates per node, so they move a whole cycle at once. ICM moves single
-/// nodes in between. Every move is taken only when it improves the total;
-/// stops when a round improves nothing.
-SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
-  SolverResult res;
-  std::vector<bool> inTree = spanningForest(pb);
-  bool isForest =
-      std::all_of(inTree.begin(), inTree.end(), [](bool b) { return b; });
-  ForestSolver forests(pb, options.verifyRecipes);
-  Icm icm(pb);
-  std::vector<unsigned> x = forests.forestDP(inTree, {});
-  double cost = pb.evaluate(x);
-  res.optimal = isForest;
-  if (!isForest) {
-    std::vector<std::vector<bool>> blocks;
+/// Descent from a start: every move is taken only when it improves the
+/// total; stops when a round improves nothing. Block moves solve an induced
+/// forest exactly with the rest held fixed; blocks come from four node
+/// orders (spanning-forest BFS and rank, each both ways) so that a chain
+/// the spanning forest cut is whole in some block. Neighbourhood moves
+/// (neighbourhoodDP) eliminate exactly over a few candidates per node, so
+/// they move a whole cycle at once. ICM moves single nodes in between.
+class Descent {
+public:
+  Descent(const Problem &pb, const SolverOptions &options,
+          ForestSolver &forests, const std::vector<bool> &inTree)
+      : pb(pb), options(options), forests(forests), inTree(inTree) {
     std::vector<unsigned> order = treeOrder(pb, inTree);
     blocks.push_back(inducedForest(pb, order));
     std::reverse(order.begin(), order.end());
@@ -180,6 +172,13 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
     blocks.push_back(inducedForest(pb, order));
     std::reverse(order.begin(), order.end());
     blocks.push_back(inducedForest(pb, order));
+  }
+
+  /// Descends from x (updated in place) and returns its cost; `rounds`
+  /// counts the improvement rounds run.
+  double run(std::vector<unsigned> &x, uint64_t &rounds) {
+    Icm icm(pb);
+    double cost = pb.evaluate(x);
     // A move depends on x alone: one that did not help is not tried again
     // until x changes (`version` counts the changes), as it would propose
     // the same assignment.
@@ -201,7 +200,6 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
     // what the forest moves cannot, and the rounds after them are fewer.
     // A neighbourhood that went over its limits is not tried again: its
     // plan, which sizes the tables, depends on the graph alone.
-    bool neighbourhoodFits = true;
     auto neighbourhood = [&] {
       std::optional<std::vector<unsigned>> z = neighbourhoodDP(
           pb, x, kNeighbourhoodWidth, kNeighbourhoodTable, kNeighbourhoodWork);
@@ -209,9 +207,10 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
       return z ? std::move(*z) : x;
     };
     const size_t neighbourhoodMove = 1 + blocks.size();
-    tryMove(neighbourhoodMove, neighbourhood);
+    if (neighbourhoodFits)
+      tryMove(neighbourhoodMove, neighbourhood);
     for (unsigned round = 0; round < options.maxRounds; ++round) {
-      ++res.work;
+      ++rounds;
       double before = cost;
       if (icm.run(x))
         ++version;
@@ -225,6 +224,46 @@ SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
         tryMove(neighbourhoodMove, neighbourhood);
       if (!strictlyBetter(cost, before))
         break;
+    }
+    return cost;
+  }
+
+private:
+  const Problem &pb;
+  const SolverOptions &options;
+  ForestSolver &forests;
+  const std::vector<bool> &inTree;
+  std::vector<std::vector<bool>> blocks;
+  bool neighbourhoodFits = true;
+};
+
+/// The fallback when elimination would need tables that are too large:
+/// forest DP on a maximum-weight spanning forest, then descent. The forest
+/// start drops the pairs off the forest, and on a recurrence it can hold a
+/// region no move leaves; the start that follows the annotations
+/// (propagationSeed) then descends too, and the cheaper end is kept. The
+/// seed is given up as soon as its part built costs as much as the first
+/// descent's end, so where the forest start descends well (the GPT
+/// benchmark's) little of it is built.
+SolverResult solveLocal(const Problem &pb, const SolverOptions &options) {
+  SolverResult res;
+  std::vector<bool> inTree = spanningForest(pb);
+  bool isForest =
+      std::all_of(inTree.begin(), inTree.end(), [](bool b) { return b; });
+  ForestSolver forests(pb, options.verifyRecipes);
+  std::vector<unsigned> x = forests.forestDP(inTree, {});
+  double cost = pb.evaluate(x);
+  res.optimal = isForest;
+  if (!isForest) {
+    Descent descent(pb, options, forests, inTree);
+    cost = descent.run(x, res.work);
+    std::optional<std::vector<unsigned>> seed = propagationSeed(pb, x, cost);
+    if (seed) {
+      double seedCost = descent.run(*seed, res.work);
+      if (strictlyBetter(seedCost, cost)) {
+        x = std::move(*seed);
+        cost = seedCost;
+      }
     }
   }
   res.assignment = std::move(x);

@@ -7,7 +7,8 @@
 // times the bytes its results take per device. A larger multiplier gives a
 // smaller plan; the search finds a multiplier whose plan fits (growing it
 // geometrically), then bisects (geometrically) between the last that did
-// not fit and the first that did, keeping the fastest plan that fits. No
+// not fit and the first that did, keeping the fastest plan that fits, which
+// MemoryRepair.cpp then gives back what the bound does not need. No
 // multiplier fitting, even one that makes memory all that counts, is a
 // one-line error with the smallest plan found.
 //
@@ -177,6 +178,7 @@ LogicalResult FunctionPropagation::boundMemory(const SolverOptions &sopts,
     bytesOfNode[n.solverId] = bytes;
   }
   double unboundedCost = result.cost + planValues();
+  const std::vector<unsigned> fastest = result.assignment;
   valuePlans.clear();
   std::optional<SolverResult> best;
   double bestCost = 0.0, smallest = unboundedBytes;
@@ -219,6 +221,14 @@ LogicalResult FunctionPropagation::boundMemory(const SolverOptions &sopts,
     double mid = std::sqrt(lo * hi);
     (trial(mid) ? hi : lo) = mid;
   }
+  // What the multiplier gave, then what the repair gives back.
+  applySolution(best->assignment);
+  double multiplierBytes = planMemory();
+  report.unrepairedCostUs += bestCost + planValues();
+  report.unrepairedMemoryBytesPerDevice += multiplierBytes;
+  valuePlans.clear();
+  repairMemory(fastest, bytesOfNode, bound, multiplierBytes, best->assignment,
+               bestCost);
   result = std::move(*best);
   result.cost = bestCost;
   // Optimal for the relaxation, not proven so under the bound.

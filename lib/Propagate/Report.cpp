@@ -69,6 +69,8 @@ PropagationReport::toJSON(llvm::json::Array strategyList) const {
   if (memoryBounded) {
     json["unbounded_cost_us"] = unboundedCostUs;
     json["unbounded_memory_bytes_per_device"] = unboundedMemoryBytesPerDevice;
+    json["unrepaired_cost_us"] = unrepairedCostUs;
+    json["unrepaired_memory_bytes_per_device"] = unrepairedMemoryBytesPerDevice;
   }
   if (memoryBounded || !memoryFits) {
     llvm::json::Array largest;
@@ -99,7 +101,9 @@ bool PropagationReport::write(const std::string &path, std::string &error) {
                        memoryFits ? "fits" : "does not fit");
     if (memoryBounded)
       os << llvm::format("    fastest plan: %.0f bytes, %.3f us\n",
-                         unboundedMemoryBytesPerDevice, unboundedCostUs);
+                         unboundedMemoryBytesPerDevice, unboundedCostUs)
+         << llvm::format("    before repair: %.0f bytes, %.3f us\n",
+                         unrepairedMemoryBytesPerDevice, unrepairedCostUs);
     if (memoryBounded || !memoryFits)
       for (const auto &[value, bytes] : largestValues)
         os << llvm::format("    %12.0f bytes  ", bytes) << value << "\n";

@@ -48,6 +48,10 @@ struct PropagationReport {
   std::vector<std::pair<std::string, double>> largestValues;
   double unboundedCostUs = 0.0;
   double unboundedMemoryBytesPerDevice = 0.0;
+  /// The plan the multiplier search gave before the repair gave back what
+  /// the bound did not need (MemoryRepair.cpp): its cost and bytes.
+  double unrepairedCostUs = 0.0;
+  double unrepairedMemoryBytesPerDevice = 0.0;
   /// Solver objective (compute + priced reshards), with each value of
   /// several uses charged its plan's reshards (ValuePlans.cpp): the cost of
   /// what the pass emits.

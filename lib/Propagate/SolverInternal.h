@@ -4,7 +4,8 @@
 // resolved, parallel edges merged into one dense matrix, nodes ranked by key),
 // the helpers they share, and the solvers behind `solve()`:
 //  - eliminate (Elimination.cpp): exact variable elimination within limits;
-//  - solveLocal (LocalSearch.cpp): forest DP (ForestDP.cpp) then descent;
+//  - solveLocal (LocalSearch.cpp): forest DP (ForestDP.cpp) then descent,
+//    also from the start that follows the annotations (Seed.cpp);
 //  - solveBranchAndBound (BranchAndBound.cpp): the exact oracle's search.
 // Each takes the Problem and returns a SolverResult over its allowed-local
 // candidate indices; `solve()` maps them back.
@@ -256,6 +257,16 @@ std::optional<SolverResult> eliminate(const Problem &pb, uint64_t maxTable,
 std::optional<std::vector<unsigned>>
 neighbourhoodDP(const Problem &pb, const std::vector<unsigned> &x,
                 unsigned width, uint64_t maxTable, uint64_t maxWork);
+
+/// A start that follows the annotations (Seed.cpp): from the nodes with
+/// one candidate, best first along the pairs, each node takes the
+/// candidate cheapest with its neighbours assigned so far. Components no
+/// such node reaches start from `fallback`'s candidate at their
+/// lowest-ranked node. std::nullopt as soon as the nodes assigned cost at
+/// least `limit` (costs are not negative, so the seed would too).
+std::optional<std::vector<unsigned>>
+propagationSeed(const Problem &pb, const std::vector<unsigned> &fallback,
+                double limit);
 
 /// Spanning-forest DP, then descent (LocalSearch.cpp).
 SolverResult solveLocal(const Problem &pb, const SolverOptions &options);

@@ -2,20 +2,29 @@
 // MLP (64x256 activations, 256x1024 and 1024x256 weights, f32, dp = 2,
 // mp = 4) with only its first weight annotated: the fastest plan runs
 // layers 1-3 with replicated weights, 7,938,048 B per device. Under 5 MiB
-// (0.005 GiB = 5,368,709 B) the pass takes the fastest plan that fits: the
-// weights of layers 1-2 split Megatron-style (w1 by columns, w2 by rows)
-// and layer 3's second one by columns, 4,644,864 B, slower (the report
-// gives the fastest plan's cost and bytes next to it); the partitioned
-// program still moves what the report says and the objective is what was
-// emitted. A bound no plan meets is a one-line error with the smallest
-// plan found; the default bound (80 GiB) keeps the fastest plan.
+// (0.005 GiB = 5,368,709 B) the multiplier search (MemoryBound.cpp) finds
+// the weights of layers 1-2 split Megatron-style (w1 by columns, w2 by
+// rows) and layer 3's second one by columns, 4,644,864 B, 7.14 us; the
+// repair (MemoryRepair.cpp) then gives layer 3 back its replicated second
+// weight (one more reduce-scatter less an all-reduce), 4,939,776 B, 6.93
+// us, still within the bound. Under 6 MiB (6,442,451 B) the multiplier
+// search stops at the same 7.14 us plan (no multiplier reaches another:
+// the layers trade alike), and the repair gives layers 2-3 back their
+// replicated weights: 6,438,912 B, 4.60 us. The report gives the fastest
+// plan's and the multiplier's cost and bytes next to the plan's; the
+// partitioned program still moves what the report says and the objective
+// is what was emitted. A bound no plan meets is a one-line error with the
+// smallest plan found; the default bound (80 GiB) keeps the fastest plan.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: echo '{"memory_gib": 0.005}' > %t/small.json
+// RUN: echo '{"memory_gib": 0.006}' > %t/mid.json
 // RUN: echo '{"memory_gib": 0.0001}' > %t/tiny.json
 // RUN: autoshard-opt %s --dist-propagate=report=%t/free.json | FileCheck %s --check-prefix=FREE
 // RUN: FileCheck %s --check-prefix=FREE-REPORT < %t/free.json
 // RUN: autoshard-opt %s --dist-propagate="cluster=%t/small.json report=%t/small.json.out" | FileCheck %s --check-prefix=SMALL
 // RUN: FileCheck %s --check-prefix=SMALL-REPORT < %t/small.json.out
+// RUN: autoshard-opt %s --dist-propagate="cluster=%t/mid.json report=%t/mid.json.out" | FileCheck %s --check-prefix=MID
+// RUN: FileCheck %s --check-prefix=MID-REPORT < %t/mid.json.out
 // RUN: autoshard-opt %s --pass-pipeline='builtin.module(dist-propagate{cluster=%t/small.json report=%t/p.json},dist-partition)' -o %t/part.mlir
 // RUN: %python %S/Inputs/ir_collectives.py %t/part.mlir %t/p.json | FileCheck %s --check-prefix=AGREE
 // RUN: not autoshard-opt %s --dist-propagate=cluster=%t/tiny.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=TINY
@@ -35,23 +44,46 @@
 // SMALL-SAME: %arg4: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}mp], []]>}
 // SMALL-SAME: %arg5: tensor<256x1024xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], [mp]]>}
 // SMALL-SAME: %arg6: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}mp], []]>}
-// SMALL-SAME: %arg8: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], [mp]]>}
-// Which values dominate the bounded plan: layer 3's first weight, still
-// replicated (1 MiB), then 256 KiB shards.
+// SMALL-SAME: %arg7: tensor<256x1024xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], []]>}
+// SMALL-SAME: %arg8: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], []]>}
+// Which values dominate the bounded plan: layer 3's weights, replicated
+// (1 MiB each), then 256 KiB shards.
 // SMALL-REPORT: "largest_values_per_device": [
 // SMALL-REPORT-NEXT: {
 // SMALL-REPORT-NEXT: "bytes": 1048576,
 // SMALL-REPORT-NEXT: "value": "@mlp:%arg7"
 // SMALL-REPORT-NEXT: },
 // SMALL-REPORT-NEXT: {
+// SMALL-REPORT-NEXT: "bytes": 1048576,
+// SMALL-REPORT-NEXT: "value": "@mlp:%arg8"
+// SMALL-REPORT-NEXT: },
+// SMALL-REPORT-NEXT: {
 // SMALL-REPORT-NEXT: "bytes": 262144,
 // SMALL-REPORT: "memory_bound_bytes_per_device": 5368709.{{[0-9]*}},
-// SMALL-REPORT-NEXT: "memory_bytes_per_device": 4644864,
+// SMALL-REPORT-NEXT: "memory_bytes_per_device": 4939776,
 // SMALL-REPORT-NEXT: "memory_fits": true,
-// SMALL-REPORT: "solver_cost_us": [[COST:[0-9]+\.[0-9]{9}]]
+// SMALL-REPORT: "solver_cost_us": [[COST:6\.931[0-9]{6}]]
 // SMALL-REPORT: "total_cost_us": [[COST]]
 // SMALL-REPORT-NEXT: "unbounded_cost_us": 2.27
 // SMALL-REPORT-NEXT: "unbounded_memory_bytes_per_device": 7938048
+// SMALL-REPORT-NEXT: "unrepaired_cost_us": 7.137
+// SMALL-REPORT-NEXT: "unrepaired_memory_bytes_per_device": 4644864
+
+// MID-LABEL: func.func @mlp
+// MID-SAME: %arg3: tensor<256x1024xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], [mp]]>}
+// MID-SAME: %arg4: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}mp], []]>}
+// MID-SAME: %arg5: tensor<256x1024xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], []]>}
+// MID-SAME: %arg6: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], []]>}
+// MID-SAME: %arg7: tensor<256x1024xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], []]>}
+// MID-SAME: %arg8: tensor<1024x256xf32> {dist.layout = #dist.layout<#mesh, {{\[\[}}], []]>}
+// MID-REPORT: "memory_bound_bytes_per_device": 6442450.{{[0-9]*}},
+// MID-REPORT-NEXT: "memory_bytes_per_device": 6438912,
+// MID-REPORT-NEXT: "memory_fits": true,
+// MID-REPORT: "total_cost_us": 4.603
+// MID-REPORT-NEXT: "unbounded_cost_us": 2.27
+// MID-REPORT-NEXT: "unbounded_memory_bytes_per_device": 7938048
+// MID-REPORT-NEXT: "unrepaired_cost_us": 7.137
+// MID-REPORT-NEXT: "unrepaired_memory_bytes_per_device": 4644864
 
 // AGREE: agree:
 
