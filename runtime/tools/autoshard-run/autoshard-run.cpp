@@ -136,7 +136,7 @@ static cl::opt<bool> cudaGraphs(
     cl::desc("Replay runs as CUDA graphs (--backend cuda): the second run on "
              "the same inputs is recorded and later ones replay it, one "
              "launch per run; a program that cannot be recorded (one with "
-             "collectives, or a kernel that waits for the device) runs as "
+             "collectives, or a call that waits for the device) runs as "
              "usual"),
     cl::cat(category));
 static cl::opt<bool> memoryStats(
