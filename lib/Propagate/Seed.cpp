@@ -11,10 +11,13 @@
 // region alone costs a reshard at its border. Shardy and GSPMD start from
 // the annotations instead and let each op follow the layouts its
 // neighbours already have. This is that start in the solver's terms: from
-// the nodes with one candidate (annotations, node strategies), breadth
-// first along the pairs, every node takes the candidate cheapest with its
-// neighbours assigned so far (its own cost plus those pairs' costs), so a
-// split that costs nothing to follow is followed from op to op.
+// the nodes with one candidate (annotations, node strategies), best first
+// along the pairs (the node whose choice is clearest goes next; plain
+// breadth first let a replicated weight's cheap slices decide first and
+// ended at 46 us on the bidirectional LSTM), every node takes the candidate
+// cheapest with its neighbours assigned so far (its own cost plus those
+// pairs' costs), so a split that costs nothing to follow is followed from
+// op to op.
 //
 //===----------------------------------------------------------------------===//
 
