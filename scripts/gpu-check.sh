@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU check of issue 23 (generated CUDA kernels): one run on an H100, < 6 min.
+# GPU check of issues 20 and 23 (the CUDA runtime and its generated kernels): one run on an H100/H200, < 7 min.
 #
 # 1. On the dev machine, from the repo root (builds, bundles, compiles plans):
 #
