@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -184,14 +185,45 @@ bool appendArgTypes(ValueRange values, SmallVectorImpl<Type> &types) {
   return true;
 }
 
+/// Whether `v` is a constant (scalar or tensor) none of whose elements is
+/// zero, nor all ones (-1) when `signedOp`.
+bool isSafeDivisor(Value v, bool signedOp) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  auto safe = [&](const APInt &d) {
+    return !d.isZero() && !(signedOp && d.isAllOnes());
+  };
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return safe(i.getValue());
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
+    return llvm::all_of(dense.getValues<APInt>(), safe);
+  return false;
+}
+
+/// Whether native code for `op` could trap where the interpreter raises a
+/// located error: an integer division or remainder by zero is SIGFPE on
+/// x86 (and garbage in PTX), and so is the signed INT_MIN / -1. Only a
+/// constant divisor known to be neither compiles (the ONNX importer's
+/// index arithmetic divides by constant sizes); the rest stays
+/// interpreted, which checks every element.
+bool mayTrap(Operation *op) {
+  if (isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op))
+    return !isSafeDivisor(op->getOperand(1), /*signedOp=*/false);
+  if (isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp,
+          arith::FloorDivSIOp>(op))
+    return !isSafeDivisor(op->getOperand(1), /*signedOp=*/true);
+  return false;
+}
+
 /// Bodies of scalar arith/math ops (what the interpreter runs, minus
-/// tensor.extract, whose bounds it checks).
+/// tensor.extract, whose bounds it checks, and ops that may trap).
 bool isKernelBody(Region &region) {
   bool ok = true;
   region.walk([&](Operation *op) {
     if ((!isa<linalg::IndexOp, linalg::YieldOp>(op) &&
          !isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) ||
-        !canEmulateHalf(op))
+        !canEmulateHalf(op) || mayTrap(op))
       ok = false;
     for (Type t : op->getResultTypes())
       if (!isKernelElementType(t))
@@ -344,7 +376,7 @@ std::string KernelCompiler::addLinalg(linalg::LinalgOp op,
 
 std::string KernelCompiler::addElementwise(Operation *op) {
   if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
-      !canEmulateHalf(op))
+      !canEmulateHalf(op) || mayTrap(op))
     return "";
   Type resultType = op->getResult(0).getType();
   auto ranked = dyn_cast<RankedTensorType>(resultType);
