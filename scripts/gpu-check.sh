@@ -120,6 +120,15 @@ prepare() {
   /usr/bin/python3 -c "import numpy as np, sys; a = np.load(sys.argv[1]); \
 a.flat[3] = 1000000; np.save(sys.argv[2], a)" test/Train/Inputs/gpt/ids.npy \
     $P/ids-oob.npy
+  # A zero divisor in a loop nest (H1): stays interpreted under
+  # --kernels=compiled, so the run ends in the located error.
+  build/bin/autoshard compile test/Runtime/kernel-division.mlir --lower-only \
+    --entry generic_zero --backend cuda --kernels=compiled \
+    -o $P/div-zero.cuda-compiled.asplan
+  /usr/bin/python3 -c "import numpy as np, sys; \
+np.save(sys.argv[1], np.arange(-4, 4, dtype=np.int32)); \
+np.save(sys.argv[2], np.array([1, 2, 0, 3, -1, 5, 0, 7], dtype=np.int32))" \
+    $P/div-a.npy $P/div-b.npy
   du -sh $D/bundle.tgz $D/KernelTests.xz $P $D
   echo "ready: run(command=\"bash scripts/gpu-check.sh\", carry=[\"$D\"], timeout_s=420)"
 }
@@ -311,6 +320,10 @@ for m in gpt-example gpt-fixture; do
   fi
 done
 
+say "== integer division by zero, cuda-compiled (must end in 'integer division by zero (at ...)', rc 1)"
+(cd $P && timeout 60 bash ../run.sh autoshard-run div-zero.cuda-compiled.asplan --backend cuda \
+   --input=arg0=$PWD/div-a.npy --input=arg1=$PWD/div-b.npy --write-outputs=false 2>&1 | tail -3
+ echo "  rc=${PIPESTATUS[0]}")
 say "== precisions: the fixture's forward and Adam step (fp32 / tf32 / bf16 / fp16) vs PyTorch eager"
 precision
 say "== gpt-fixture cuda-compiled: where the time goes (--profile, 20 runs)"
