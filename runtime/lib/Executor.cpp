@@ -211,14 +211,14 @@ std::vector<Tensor> Executor::enqueueGraph(const std::vector<Tensor> &inputs) {
   }
   // Record on the second run on these buffers: the first made the
   // invariant values, loaded kernels and filled the pool.
-  if (!graph && !captureFailed && sameInputs(inputs, previousInputs) &&
+  if (!graph && graphFailure.empty() && sameInputs(inputs, previousInputs) &&
       capture(inputs)) {
     previousInputs.clear();
     replayed = true;
     return graphOutputs;
   }
   std::vector<Tensor> outputs = enqueuePlain(inputs);
-  if (!graph && !captureFailed)
+  if (!graph && graphFailure.empty())
     previousInputs = getInputKeys(inputs);
   return outputs;
 }
@@ -226,24 +226,29 @@ std::vector<Tensor> Executor::enqueueGraph(const std::vector<Tensor> &inputs) {
 bool Executor::capture(const std::vector<Tensor> &inputs) {
   // A collective's exchange runs on the communicator, outside the
   // backend's recording.
-  if (hasCollectives || !backend.beginCapture()) {
-    captureFailed = true;
+  if (hasCollectives) {
+    graphFailure = "the program has collectives (their exchange runs on the "
+                   "communicator, outside a recording)";
+    return false;
+  }
+  if (!backend.beginCapture()) {
+    graphFailure = backend.getCaptureError();
     return false;
   }
   std::vector<Tensor> outputs;
-  bool recorded = true;
+  std::string failure;
   try {
     outputs = enqueuePlain(inputs);
-  } catch (const Error &) { // the plain run that follows says it again
-    recorded = false;
+  } catch (const Error &e) { // the plain run that follows says it again
+    failure = std::string("recording failed: ") + e.what();
   } catch (...) { // out of memory: end the recording, then let it through
     backend.endCapture();
-    captureFailed = true;
+    graphFailure = "recording failed: out of memory";
     throw;
   }
   std::unique_ptr<CapturedWork> work = backend.endCapture();
-  if (!recorded || !work) {
-    captureFailed = true;
+  if (!failure.empty() || !work) {
+    graphFailure = !failure.empty() ? failure : backend.getCaptureError();
     return false;
   }
   graph = std::move(work);

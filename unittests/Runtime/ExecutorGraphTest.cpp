@@ -122,6 +122,8 @@ TEST_P(ExecutorGraphTest, ReplayEqualsEnqueue) {
     // The first run is plain, the second records and replays.
     EXPECT_EQ(graphed.lastRunReplayed(), records() && run > 0) << run;
   }
+  EXPECT_EQ(graphed.getGraphFailure().empty(), records())
+      << graphed.getGraphFailure();
   // New data in the same buffers: a replay reads it.
   Tensor x2 = makeSeededTensor(DType::F32, {64, 32}, 4, 0);
   Tensor x2d = backend->upload(x2);
@@ -212,6 +214,17 @@ TEST_P(ExecutorGraphTest, FallsBackWhenRecordingFails) {
     EXPECT_FALSE(graphed.lastRunReplayed());
     for (int64_t i = 0; i < 8; ++i)
       ASSERT_EQ(got.getAsDouble(i), src.getAsDouble(12 + i));
+  }
+  // The reason autoshard-run prints: the CPU never records; on CUDA the
+  // offset's read-back (a copy to the host and a wait) ended the
+  // recording, named with the CUDA call that refused.
+  const std::string &why = graphed.getGraphFailure();
+  if (GetParam() == std::string("cpu")) {
+    EXPECT_EQ(why, "the cpu backend cannot record");
+  } else {
+    EXPECT_EQ(why.rfind("recording failed: ", 0), 0u) << why;
+    EXPECT_NE(why.find("cuda"), std::string::npos) << why;
+    std::cout << "[ reason   ] " << why << "\n";
   }
 }
 

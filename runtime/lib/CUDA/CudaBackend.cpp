@@ -584,15 +584,13 @@ public:
   }
 
   Tensor allocateUninitialized(DType type, const Shape &shape) override {
-    for (int64_t d : shape)
-      if (d < 0)
-        throw Error("negative dimension in tensor shape");
-    int64_t bytes = getNumElements(shape) * getDTypeSize(type);
-    return Tensor(type, shape, pool->get(bytes));
+    // Checked: negative dims and sizes past int64 are one-line errors.
+    return Tensor(type, shape, pool->get(getNumBytes(type, shape)));
   }
   MemoryStats getMemoryStats() const override { return pool->getStats(); }
 
   bool beginCapture() override;
+  std::string getCaptureError() const override { return captureError; }
   std::unique_ptr<CapturedWork> endCapture() override;
 
   // Conv2D through cuDNN (CudnnConv.cpp), else the direct kernel; Pool2D
@@ -921,6 +919,7 @@ private:
   std::unique_ptr<CudnnConv> cudnn; // null without cuDNN
   bool cudnnTried = false;
   bool capturing = false; // between beginCapture and endCapture
+  std::string captureError; // why the last beginCapture/endCapture failed
   bool armedBeforeCapture = false; // Context::faultArmed at beginCapture
 };
 
@@ -953,11 +952,16 @@ private:
 /// and ends the recording instead of being recorded wrongly; the pool
 /// refuses to obtain new blocks meanwhile (BufferPool::beginReserving).
 bool CudaBackend::beginCapture() {
-  if (capturing)
+  if (capturing) {
+    captureError = "a recording is already in progress";
     return false;
+  }
   pool->beginReserving();
-  if (cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal) !=
-      cudaSuccess) {
+  cudaError_t status =
+      cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal);
+  if (status != cudaSuccess) {
+    captureError = std::string("cudaStreamBeginCapture: ") +
+                   cudaGetErrorString(status);
     (void)cudaGetLastError();
     pool->endReserving(/*keep=*/false);
     return false;
@@ -970,19 +974,27 @@ bool CudaBackend::beginCapture() {
 }
 
 std::unique_ptr<CapturedWork> CudaBackend::endCapture() {
-  if (!capturing)
+  if (!capturing) {
+    captureError = "no recording in progress";
     return nullptr;
+  }
   capturing = false;
   bool canFault = ctx->faultArmed;
   ctx->faultArmed = armedBeforeCapture;
   cudaGraph_t graph = nullptr;
   cudaError_t status = cudaStreamEndCapture(stream(), &graph);
+  const char *call = "cudaStreamEndCapture";
   cudaGraphExec_t exec = nullptr;
-  if (status == cudaSuccess && graph)
+  if (status == cudaSuccess && graph) {
+    call = "cudaGraphInstantiate";
     status = cudaGraphInstantiate(&exec, graph, 0);
+  }
   if (graph)
     cudaGraphDestroy(graph); // the executable graph is a copy
   if (status != cudaSuccess || !exec) {
+    captureError = std::string(call) + ": " +
+                   (status != cudaSuccess ? cudaGetErrorString(status)
+                                          : "no graph recorded");
     (void)cudaGetLastError(); // an invalidated capture is not sticky
     pool->endReserving(/*keep=*/false);
     return nullptr;

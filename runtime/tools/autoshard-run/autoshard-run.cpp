@@ -683,6 +683,18 @@ std::string jsonNumber(double v, rt::DType type) {
   return buf;
 }
 
+/// The reason `cuda graphs: N of M runs replayed` adds when no run was
+/// replayed: why the recording failed, or that none was tried (a recording
+/// needs two runs on the same input buffers; training steps feed each
+/// step the last one's outputs).
+std::string describeGraphFailure(const rt::Executor &executor, int replays) {
+  if (!executor.getGraphFailure().empty())
+    return " (not recorded: " + executor.getGraphFailure() + ")";
+  if (replays == 0)
+    return " (not recorded: no two runs had the same input buffers)";
+  return "";
+}
+
 /// Runs the program --steps times (each --repeat times); after every step
 /// each tied result's local shard becomes its argument's input. Rank 0
 /// prints a line per step and streams the losses to --losses-out. Returns
@@ -754,7 +766,8 @@ std::vector<rt::Tensor> runSteps(Setup &setup, rt::Backend &backend,
                  << " s (" << runs << " runs)\n";
   if (job.rank == 0 && cudaGraphs)
     std::cout << "cuda graphs: " << replays << " of " << runs * steps
-              << " runs replayed\n";
+              << " runs replayed"
+              << describeGraphFailure(executor, replays) << "\n";
   return outputs;
 }
 

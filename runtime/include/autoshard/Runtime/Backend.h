@@ -149,6 +149,10 @@ public:
   /// Ends the recording: null when it failed (a call could not be recorded;
   /// nothing of it ran or will), else the work, which has not run yet.
   virtual std::unique_ptr<CapturedWork> endCapture() { return nullptr; }
+  /// Why the last beginCapture or endCapture failed, in one line.
+  virtual std::string getCaptureError() const {
+    return "the " + getName() + " backend cannot record";
+  }
   /// Called once per Executor before it runs `program`: the CUDA backend
   /// loads the program's generated kernels (Program::gpuModule) here.
   virtual void prepare(const Program &program) {}

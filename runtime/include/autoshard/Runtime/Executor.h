@@ -59,6 +59,11 @@ public:
   /// Whether the last enqueue or run replayed a recorded graph
   /// (ExecutorOptions::cudaGraphs).
   bool lastRunReplayed() const { return replayed; }
+  /// Why --cuda-graphs recorded no graph (one line; later runs stay plain):
+  /// the program has collectives, the backend cannot record, or the call
+  /// that failed while recording with its instruction's location. Empty
+  /// while a graph is recorded or none was tried yet.
+  const std::string &getGraphFailure() const { return graphFailure; }
 
   /// Times every instruction into `profiler` from the next run on (null:
   /// stop). On a device backend each instruction is then synchronised.
@@ -147,11 +152,13 @@ private:
   std::vector<Tensor> invariant;
   // ExecutorOptions::cudaGraphs state: the recorded run, the inputs and
   // outputs it was recorded with, the previous run's inputs (a recording
-  // needs two runs on the same buffers) and whether recording failed.
+  // needs two runs on the same buffers) and why recording failed (empty:
+  // it did not).
   std::unique_ptr<CapturedWork> graph;
   std::vector<InputKey> graphInputs, previousInputs;
   std::vector<Tensor> graphOutputs;
-  bool captureFailed = false, replayed = false;
+  std::string graphFailure;
+  bool replayed = false;
   std::vector<size_t> lastUse; // instruction index of each value's last use
   // What instruction i frees after it runs: frees[freeBegin[i] ..
   // freeBegin[i + 1]). Made once: a run only walks these lists.
