@@ -531,6 +531,105 @@ func.func @main(%s: tensor<f32>, %x: tensor<$Mx$Nxf32>, %y: tensor<$Mx$Nxf32>) -
     check(subst(text, {{"M", dim()}, {"N", dim()}}), 0, false, 3, 1);
 }
 
+TEST_P(KernelKindTest, IntegerDivisionCompiledOnlyByConstants) {
+  // Native code traps (or PTX computes garbage) where the interpreter
+  // reports a zero divisor or the signed INT_MIN / -1: only constant
+  // divisors that are neither compile. %b | 1 is never zero but not a
+  // constant, so its nest and the tensor division stay interpreted.
+  const char *text = R"(
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<$Nxi32>, %b: tensor<$Nxi32>, %w: tensor<$Nxi64>)
+    -> (tensor<$Nxi32>, tensor<$Nxi64>, tensor<$Nxi32>, tensor<$Nxi32>) {
+  %e32 = tensor.empty() : tensor<$Nxi32>
+  %e64 = tensor.empty() : tensor<$Nxi64>
+  %m3 = arith.constant -3 : i32
+  %c:2 = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %w : tensor<$Nxi32>, tensor<$Nxi64>) outs(%e32, %e64 : tensor<$Nxi32>, tensor<$Nxi64>) {
+  ^bb0(%x: i32, %y: i64, %o0: i32, %o1: i64):
+    %c7 = arith.constant 7 : i32
+    %cm1 = arith.constant -1 : i64
+    %c5 = arith.constant 5 : i64
+    %i = linalg.index 0 : index
+    %c3 = arith.constant 3 : index
+    %q = arith.divsi %x, %m3 : i32
+    %r = arith.remsi %x, %c7 : i32
+    %s = arith.addi %q, %r : i32
+    %u = arith.divui %y, %cm1 : i64
+    %v = arith.remui %y, %c5 : i64
+    %ir = arith.remui %i, %c3 : index
+    %iq = arith.divui %i, %c3 : index
+    %is = arith.addi %ir, %iq : index
+    %il = arith.index_cast %is : index to i64
+    %t0 = arith.addi %u, %v : i64
+    %t = arith.addi %t0, %il : i64
+    linalg.yield %s, %t : i32, i64
+  } -> (tensor<$Nxi32>, tensor<$Nxi64>)
+  %d = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<$Nxi32>, tensor<$Nxi32>) outs(%e32 : tensor<$Nxi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %one = arith.constant 1 : i32
+    %odd = arith.ori %y, %one : i32
+    %q = arith.divsi %x, %odd : i32
+    %r = arith.remui %x, %odd : i32
+    %s = arith.addi %q, %r : i32
+    linalg.yield %s : i32
+  } -> tensor<$Nxi32>
+  %ones = arith.constant dense<1> : tensor<$Nxi32>
+  %odd = arith.ori %b, %ones : tensor<$Nxi32>
+  %t = arith.remsi %a, %odd : tensor<$Nxi32>
+  return %c#0, %c#1, %d, %t : tensor<$Nxi32>, tensor<$Nxi64>, tensor<$Nxi32>, tensor<$Nxi32>
+}
+)";
+  // Compiled: the constant-divisor nest and the elementwise ori.
+  for (int rep = 0; rep < 2; ++rep)
+    check(subst(text, {{"N", dim(1, 500)}}), 0, false, 2, 2);
+}
+
+TEST_P(KernelKindTest, ZeroDivisorIsTheInterpretersError) {
+  const char *text = R"(
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<64xi32>, %b: tensor<64xi32>) -> tensor<64xi32> {
+  %e = tensor.empty() : tensor<64xi32>
+  %d = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<64xi32>, tensor<64xi32>) outs(%e : tensor<64xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %q = arith.divsi %x, %y : i32
+    linalg.yield %q : i32
+  } -> tensor<64xi32>
+  return %d : tensor<64xi32>
+}
+)";
+  OwningOpRef<ModuleOp> module = parse(text);
+  ASSERT_TRUE(module);
+  Lowered fast = lower(*module, KernelMode::Compiled, false, "", gpu);
+  ASSERT_TRUE(succeeded(fast.program)) << fast.diagnostics;
+  EXPECT_EQ(countGenerics(*fast.program, true), 0) << fast.program->str();
+  if (gpu && !rt::isCudaAvailable())
+    return;
+  std::unique_ptr<rt::Backend> backend =
+      gpu ? rt::createCudaBackend(0) : rt::createCpuBackend();
+  std::unique_ptr<rt::Communicator> comm =
+      rt::createLocalCommunicator(fast.program->mesh);
+  rt::Executor executor(*fast.program, *backend, *comm);
+  rt::Tensor a = rt::makeSeededTensor(rt::DType::I32, {64}, 1, 0);
+  rt::Tensor b(rt::DType::I32, {64});
+  for (int64_t i = 0; i < 64; ++i)
+    b.setFromInt(i, i == 40 ? 0 : i + 1);
+  std::vector<rt::Tensor> inputs;
+  inputs.push_back(gpu ? backend->upload(a) : std::move(a));
+  inputs.push_back(gpu ? backend->upload(b) : std::move(b));
+  // A device raises the fault at its next synchronising call.
+  std::string error;
+  try {
+    std::vector<rt::Tensor> out = executor.run(inputs);
+    backend->synchronize();
+  } catch (const rt::Error &e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("integer division by zero"), std::string::npos)
+      << error;
+}
+
 //===----------------------------------------------------------------------===//
 // bf16 and f16 (16-bit storage, f32 compute, rounded as the interpreter)
 //===----------------------------------------------------------------------===//
