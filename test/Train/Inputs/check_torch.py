@@ -3,15 +3,16 @@
   check_torch.py AUTOSHARD_RUN OURS.json TORCH.json LOSS_TOL OURS_DIR TORCH_DIR RTOL ATOL
 
 Losses: every |ours - torch| <= LOSS_TOL. Parameters: every TORCH_DIR/*.npy
-has a file of the same name in OURS_DIR, and `autoshard-run --compare`
-finds them equal within RTOL/ATOL. Prints one line (MATCH ...) or the
+has a file of the same name in OURS_DIR, and `autoshard-run --compare`'s
+rule (npy_compare.py, in this process) finds them equal within RTOL/ATOL. Prints one line (MATCH ...) or the
 mismatches, and exits non-zero on any. Standard library only: CI has no torch
 and may have no numpy.
 """
 import json
 import os
-import subprocess
 import sys
+
+from npy_compare import compare
 
 
 def main(argv):
@@ -29,11 +30,9 @@ def main(argv):
         if not os.path.exists(mine):
             bad.append("no %s in %s" % (name, our_dir))
             continue
-        out = subprocess.run([run, "--compare", mine, os.path.join(torch_dir, name),
-                              "--rtol", rtol, "--atol", atol],
-                             capture_output=True, text=True)
-        if out.returncode != 0 or not out.stdout.startswith("MATCH"):
-            bad.append((out.stdout + out.stderr).strip())
+        ok, line = compare(run, mine, os.path.join(torch_dir, name), rtol, atol)
+        if not ok:
+            bad.append(line)
     if bad:
         print("\n".join("MISMATCH " + m for m in bad))
         return 1

@@ -4,14 +4,15 @@
 
 Losses: as many, every |a - b| <= LOSS_RTOL * |b|. Tensors: A_DIR and
 B_DIR (--params-out) hold the same .npy names (parameters and optimizer
-state), and `autoshard-run --compare` finds each pair equal within
-RTOL/ATOL. Prints one line (MATCH ...) or the mismatches, and exits non-zero
+state), and `autoshard-run --compare`'s rule (npy_compare.py, in this
+process) finds each pair equal within RTOL/ATOL. Prints one line (MATCH ...) or the mismatches, and exits non-zero
 on any. Standard library only, as check_torch.py.
 """
 import json
 import os
-import subprocess
 import sys
+
+from npy_compare import compare
 
 
 def main(argv):
@@ -32,11 +33,9 @@ def main(argv):
         mine = os.path.join(a_dir, name)
         if not os.path.exists(mine):
             continue
-        out = subprocess.run([run, "--compare", mine, os.path.join(b_dir, name),
-                              "--rtol", rtol, "--atol", atol],
-                             capture_output=True, text=True)
-        if out.returncode != 0 or not out.stdout.startswith("MATCH"):
-            bad.append(name + ": " + (out.stdout + out.stderr).strip())
+        ok, line = compare(run, mine, os.path.join(b_dir, name), rtol, atol)
+        if not ok:
+            bad.append(name + ": " + line)
     if bad:
         print("\n".join("MISMATCH " + m for m in bad))
         return 1

@@ -18,7 +18,8 @@ Steps: (1) the model; (2) the reference, `autoshard-opt
 --steps N`; (3) `autoshard train` on the mesh; (4) the N losses within
 --loss-rtol of each other (and finite), and every tensor the reference
 writes with --params-out (parameters and optimizer state) equal to the
-partitioned run's within --rtol/--atol (`autoshard-run --compare`).
+partitioned run's within --rtol/--atol (`autoshard-run --compare`'s rule,
+npy_compare.py).
 Prints one line, `MATCH ...`, or every mismatch (exit status 1); a failing
 command is shown with its output.
 """
@@ -31,6 +32,8 @@ import shlex
 import struct
 import subprocess
 import sys
+
+from npy_compare import compare
 
 # One configuration is seconds; a bound turns a wedged mpirun into a failure.
 TIMEOUT_S = 240
@@ -180,14 +183,12 @@ def main(argv):
         if not os.path.exists(mine):
             bad.append("the partitioned run wrote no %s" % name)
             continue
-        out = subprocess.run([tool("autoshard-run"), "--compare", mine,
-                              os.path.join(w("ref"), name), "--rtol", a.rtol,
-                              "--atol", a.atol], capture_output=True,
-                             text=True)
-        if out.returncode != 0 or not out.stdout.startswith("MATCH"):
-            bad.append((out.stdout + out.stderr).strip())
-        elif "max_abs_err=" in out.stdout:
-            err = float(out.stdout.split("max_abs_err=")[1].split()[0])
+        ok, line = compare(tool("autoshard-run"), mine,
+                           os.path.join(w("ref"), name), a.rtol, a.atol)
+        if not ok:
+            bad.append(line)
+        elif "max_abs_err=" in line:
+            err = float(line.split("max_abs_err=")[1].split()[0])
             if err > worst_abs[0]:
                 worst_abs = (err, name)
     if bad:
