@@ -279,6 +279,8 @@ std::vector<Tensor> Executor::enqueuePlain(const std::vector<Tensor> &inputs) {
     }
   } drain{*this};
   bindInputs(inputs);
+  if (!invariantsMade)
+    makeInvariants();
   for (current = 0; current < program.instructions.size(); ++current) {
     const Instruction &inst = program.instructions[current];
     if (skipped[current]) { // its only reader, a GEMM, overwrites instead
@@ -623,6 +625,23 @@ void Executor::executeGeneric(const Instruction &inst,
     backend.generic(g, a.ins, a.caps, a.outPtrs);
   for (int32_t k = 0; k < g.numOutputs; ++k)
     env[inst.results[k]] = std::move(a.outs[k]);
+}
+
+void Executor::makeInvariants() {
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const Instruction &inst = program.instructions[i];
+    if (skipped[i] || inst.results.empty() ||
+        !invariant[inst.results[0]].isNull())
+      continue;
+    if (inst.kind == OpKind::Constant) {
+      invariant[inst.results[0]] = backend.upload(inst.constant);
+    } else if (inst.kind == OpKind::ProcessIndex) {
+      makeProcessIndex(inst, env);
+      for (ValueId id : inst.results)
+        invariant[id] = std::move(env[id]);
+    }
+  }
+  invariantsMade = true;
 }
 
 void Executor::executeProcessIndex(const Instruction &inst,

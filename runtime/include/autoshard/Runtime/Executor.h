@@ -100,6 +100,12 @@ private:
   void executeGeneric(const Instruction &inst, std::vector<Tensor> &env);
   /// The process index results: made once (makeProcessIndex), then shared.
   void executeProcessIndex(const Instruction &inst, std::vector<Tensor> &env);
+  /// Makes every constant and process index (the invariant values) before
+  /// the first run's first instruction. Made where they stand, a late one
+  /// could take a block an earlier value freed in that run, and the second
+  /// run, with every invariant held from its start, would need a block the
+  /// first never obtained: a CUDA graph recorded then could not get it.
+  void makeInvariants();
   void makeProcessIndex(const Instruction &inst, std::vector<Tensor> &env);
   void executeCollective(const Instruction &inst, std::vector<Tensor> &env);
   CollectivePlan packCollective(const Instruction &inst, const Tensor &input);
@@ -150,6 +156,7 @@ private:
   /// first run and shared by the later ones, which then neither copy
   /// host data nor wait for it (a recorded graph could not).
   std::vector<Tensor> invariant;
+  bool invariantsMade = false;
   // ExecutorOptions::cudaGraphs state: the recorded run, the inputs and
   // outputs it was recorded with, the previous run's inputs (a recording
   // needs two runs on the same buffers) and why recording failed (empty:
