@@ -52,6 +52,9 @@
 #    in the same precision (torch_gpu.py --precision: autocast for bf16/fp16);
 #    `bash scripts/gpu-check.sh --precision` runs only that part.
 #
+#    `bash scripts/gpu-check.sh --quick` (~1.5 min) runs the unit tests, the
+#    generated kernels, the plans' --cuda-graphs replays and the data faults.
+#
 #    `bash scripts/gpu-check.sh --gemm` runs only the GEMM/precision/overlap
 #    part (RuntimeCudaTests' precision and overlap tests and the GEMM bench,
 #    ~1 min).
@@ -220,6 +223,44 @@ if [ "${1:-}" = "--precision" ]; then
   OUT=${OUT:-/tmp/gpu-check-out}
   run() { bash $D/run.sh "$@"; }
   precision
+  exit
+fi
+
+# A short check (~1.5 min) of the runtime's CUDA paths after a change:
+# the unit tests, the generated kernels, the plans' CUDA-graph replays (with
+# the reason when one is not recorded) and the data faults.
+quick() {
+  local ids=$PWD/test/Train/Inputs/gpt/ids.npy m v
+  echo "== RuntimeCudaTests"
+  timeout 120 bash $D/run.sh RuntimeCudaTests 2>&1 |
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|^\[ reason|Failure|error' | tail -20
+  echo "== KernelTests (cuda)"
+  python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+    $D/KernelTests.xz /tmp/bundle/stage/bin/KernelTests && chmod +x /tmp/bundle/stage/bin/KernelTests
+  timeout 180 bash $D/run.sh KernelTests --gtest_filter='*cuda*:*Libdevice*:*Division*' 2>&1 |
+    grep -E '^\[  FAILED|^\[  PASSED|^\[  SKIPPED|Failure' | tail -20
+  for m in gpt-example gpt-fixture; do
+    local extra=()
+    [ $m = gpt-fixture ] && extra=(--input=ids=$ids)
+    for v in cuda-compiled cuda-interpreted; do
+      echo "== $m: $v --cuda-graphs --repeat $REPEAT"
+      (cd $P && timeout 120 bash ../run.sh autoshard-run $m.$v.asplan \
+         --backend cuda "${extra[@]}" --repeat $REPEAT --cuda-graphs \
+         --write-outputs=false 2>&1 | grep -E '^step time|^cuda graphs|error')
+    done
+  done
+  echo "== gpt-fixture: an out-of-range id with --cuda-graphs (must end in the gather's error)"
+  (cd $P && timeout 60 bash ../run.sh autoshard-run gpt-fixture.cuda-compiled.asplan \
+     --backend cuda --input=ids=$PWD/ids-oob.npy --repeat 3 --cuda-graphs \
+     --write-outputs=false 2>&1 | grep -E 'error|^cuda graphs' | head -3)
+  echo "== integer division by zero, cuda-compiled (must end in 'integer division by zero (at ...)', rc 1)"
+  (cd $P && timeout 60 bash ../run.sh autoshard-run div-zero.cuda-compiled.asplan --backend cuda \
+     --input=arg0=$PWD/div-a.npy --input=arg1=$PWD/div-b.npy --write-outputs=false 2>&1 | tail -3
+   echo "  rc=${PIPESTATUS[0]}")
+}
+
+if [ "${1:-}" = "--quick" ]; then
+  quick
   exit
 fi
 
