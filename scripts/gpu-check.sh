@@ -132,6 +132,23 @@ a.flat[3] = 1000000; np.save(sys.argv[2], a)" test/Train/Inputs/gpt/ids.npy \
 np.save(sys.argv[1], np.arange(-4, 4, dtype=np.int32)); \
 np.save(sys.argv[2], np.array([1, 2, 0, 3, -1, 5, 0, 7], dtype=np.int32))" \
     $P/div-a.npy $P/div-b.npy
+  # The programs of the cuda-gpu lit tests (they compile .mlir, which needs
+  # MLIR; the device has none): plans here, compared there (lit_programs).
+  mkdir -p $P/lit
+  local f b
+  for f in "test/Lower/gemm-epilogues.mlir main epi" \
+           "test/Runtime/matmul-all-reduce.mlir reference mm" \
+           "test/Runtime/all-to-all.mlir reference a2a" \
+           "test/Runtime/memory-profile.mlir main mem"; do
+    set -- $f
+    for b in cuda cpu; do
+      build/bin/autoshard compile $1 --lower-only --entry $2 --backend $b \
+        --kernels=interpreted -o $P/lit/$3.$b.asplan
+    done
+  done
+  AUTOSHARD_GEMM_EPILOGUES=0 build/bin/autoshard compile \
+    test/Lower/gemm-epilogues.mlir --lower-only --backend cuda \
+    --kernels=interpreted -o $P/lit/epi-plain.cuda.asplan
   du -sh $D/bundle.tgz $D/KernelTests.xz $P $D
   echo "ready: run(command=\"bash scripts/gpu-check.sh\", carry=[\"$D\"], timeout_s=420)"
 }
@@ -229,6 +246,39 @@ fi
 # A short check (~1.5 min) of the runtime's CUDA paths after a change:
 # the unit tests, the generated kernels, the plans' CUDA-graph replays (with
 # the reason when one is not recorded) and the data faults.
+# The cuda-gpu lit tests' checks on their programs compiled by --prepare:
+# test/Lower/gemm-epilogues-cuda.test (cuBLASLt epilogues = the CPU's and
+# the unfused GEMMs'), test/Runtime/cuda/run-programs.test (CUDA = CPU) and
+# test/Runtime/cuda/cuda-graphs.test (replays = plain runs exactly).
+lit_programs() {
+  local L=$P/lit o=${OUT:-/tmp/gpu-check-out}/lit i n v b
+  rm -rf $o && mkdir -p $o
+  for v in epi.cuda epi-plain.cuda epi.cpu mm.cuda mm.cpu a2a.cuda a2a.cpu mem.cuda mem.cpu; do
+    b=${v#*.}
+    timeout 60 bash $D/run.sh autoshard-run $L/$v.asplan --backend $b \
+      --output-dir $o/$v >/dev/null 2>&1 || echo "  $v: run failed"
+  done
+  echo "  epilogues in the cuda plan: $(bash $D/run.sh autoshard-run $L/epi.cuda.asplan \
+    --backend cuda --print-plan --write-outputs=false 2>&1 | grep -c ' epilogue ') (10 in the same plan on the dev machine)"
+  cmp() { # A B RTOL ATOL COUNT LABEL
+    n=0
+    for ((i = 0; i < $5; ++i)); do
+      bash $D/run.sh autoshard-run --compare $o/$1/output_$i.npy $o/$2/output_$i.npy \
+        --rtol $3 --atol $4 2>&1 | grep -q '^MATCH' && n=$((n + 1))
+    done
+    printf '  %-44s %d of %d MATCH\n' "$6" $n $5
+  }
+  cmp epi.cuda epi.cpu 1e-3 1e-4 13 "gemm epilogues: cuda vs cpu"
+  cmp epi.cuda epi-plain.cuda 1e-3 1e-4 13 "gemm epilogues: fused vs unfused (cuda)"
+  cmp mm.cuda mm.cpu 1e-5 0 1 "matmul reference: cuda vs cpu"
+  cmp a2a.cuda a2a.cpu 1e-5 0 1 "all-to-all reference: cuda vs cpu"
+  timeout 60 bash $D/run.sh autoshard-run $L/mem.cuda.asplan --backend cuda \
+    --repeat 5 --cuda-graphs --memory-stats --output-dir $o/mem.graphs 2>&1 |
+    grep -E '^cuda graphs|^memory' | sed 's/^/  /'
+  cmp mem.graphs mem.cuda 0 0 3 "memory-profile: graphs vs plain (exact)"
+  cmp mem.graphs mem.cpu 1e-5 1e-6 3 "memory-profile: graphs vs cpu"
+}
+
 quick() {
   local ids=$PWD/test/Train/Inputs/gpt/ids.npy m v
   echo "== RuntimeCudaTests"
@@ -253,6 +303,8 @@ quick() {
   (cd $P && timeout 60 bash ../run.sh autoshard-run gpt-fixture.cuda-compiled.asplan \
      --backend cuda --input=ids=$PWD/ids-oob.npy --repeat 3 --cuda-graphs \
      --write-outputs=false 2>&1 | grep -E 'error|^cuda graphs' | head -3)
+  echo "== the cuda-gpu lit tests' programs (compiled here; MLIR is not on the device)"
+  lit_programs
   echo "== integer division by zero, cuda-compiled (must end in 'integer division by zero (at ...)', rc 1)"
   (cd $P && timeout 60 bash ../run.sh autoshard-run div-zero.cuda-compiled.asplan --backend cuda \
      --input=arg0=$PWD/div-a.npy --input=arg1=$PWD/div-b.npy --write-outputs=false 2>&1 | tail -3
@@ -365,6 +417,8 @@ say "== integer division by zero, cuda-compiled (must end in 'integer division b
 (cd $P && timeout 60 bash ../run.sh autoshard-run div-zero.cuda-compiled.asplan --backend cuda \
    --input=arg0=$PWD/div-a.npy --input=arg1=$PWD/div-b.npy --write-outputs=false 2>&1 | tail -3
  echo "  rc=${PIPESTATUS[0]}")
+say "== the cuda-gpu lit tests' programs (compiled here; MLIR is not on the device)"
+lit_programs
 say "== precisions: the fixture's forward and Adam step (fp32 / tf32 / bf16 / fp16) vs PyTorch eager"
 precision
 say "== gpt-fixture cuda-compiled: where the time goes (--profile, 20 runs)"
