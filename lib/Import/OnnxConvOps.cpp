@@ -475,6 +475,79 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
   return success();
 }
 
+/// AveragePool's sums `y` divided per output position by the window's size,
+/// less the padded positions when count_include_pad = 0 (ceil_mode's extra
+/// high padding never counts, as in PyTorch). The count is separable, one
+/// factor an axis; the [outH, outW] table of reciprocals counts against the
+/// fold budget, and past it the program multiplies the two axes' counts (a
+/// [16384, 16384] image at stride 1 held 2 GiB of host doubles).
+FailureOr<Value> divideByWindow(NodeImporter &n, Value y,
+                                ArrayRef<int64_t> inShape, const Window &w,
+                                ArrayRef<int64_t> outShape) {
+  bool includePad = n.attrInt("count_include_pad", 0) != 0;
+  std::vector<double> counts[2];
+  for (int64_t i = 0; i < 2; ++i) {
+    if (!n.reserveFold({w.out[i]}))
+      return n.error() << "has " << w.out[i] << " output positions along "
+                       << "spatial axis " << i << ", past the import's fold "
+                       << "budget for the divisors";
+    for (int64_t o = 0; o < w.out[i]; ++o) {
+      int64_t start = o * w.strides[i] - w.padLow[i];
+      int64_t end = start + w.kernel[i];
+      int64_t limit = inShape[2 + i] +
+                      (includePad ? w.padHigh[i] - w.ceilExtra[i] : 0);
+      int64_t lo = includePad ? std::max<int64_t>(start, -w.padLow[i])
+                              : std::max<int64_t>(start, 0);
+      counts[i].push_back(
+          double(std::max<int64_t>(1, std::min(end, limit) - lo)));
+    }
+  }
+  OpBuilder &b = n.getBuilder();
+  MLIRContext *ctx = b.getContext();
+  AffineMap ident = b.getMultiDimIdentityMap(4);
+  SmallVector<IteratorType> par(4, IteratorType::parallel);
+  auto mul = [](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
+    return arith::MulFOp::create(bb, l, a[0], a[1]);
+  };
+  // Built directly: materialize() caches by HostTensor address, which a
+  // temporary would hand on to the next one.
+  auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<double> v) -> Value {
+    return arith::ConstantOp::create(
+        b, n.getLoc(),
+        floatElements(n.tensorType(shape, ElemKind::F32), v));
+  };
+  if (n.reserveFold({w.out[0], w.out[1]})) {
+    std::vector<double> div;
+    div.reserve(w.out[0] * w.out[1]);
+    for (double c0 : counts[0])
+      for (double c1 : counts[1])
+        div.push_back(1.0 / (c0 * c1));
+    AffineMap hw = AffineMap::get(
+        4, 0, {b.getAffineDimExpr(2), b.getAffineDimExpr(3)}, ctx);
+    Value table = constant({w.out[0], w.out[1]}, div);
+    return n
+        .buildGeneric({GenericInput{y, ident, std::nullopt},
+                       GenericInput{table, hw, std::nullopt}},
+                      outShape, ElemKind::F32, par, Value(), ident, mul)
+        ->getResult(0);
+  }
+  SmallVector<GenericInput> ins = {GenericInput{y, ident, std::nullopt}};
+  for (int64_t i = 0; i < 2; ++i)
+    ins.push_back(GenericInput{
+        constant({w.out[i]}, counts[i]),
+        AffineMap::get(4, 0, {b.getAffineDimExpr(2 + i)}, ctx),
+        std::nullopt});
+  return n
+      .buildGeneric(ins, outShape, ElemKind::F32, par, Value(), ident,
+                    [&](OpBuilder &bb, Location l, ArrayRef<Value> a) {
+                      Value count = arith::MulFOp::create(bb, l, a[1], a[2]);
+                      Value one = n.scalarConstant(bb, 1.0, ElemKind::F32);
+                      Value inv = arith::DivFOp::create(bb, l, one, count);
+                      return mul(bb, l, {a[0], inv});
+                    })
+      ->getResult(0);
+}
+
 /// MaxPool and AveragePool: a pooling_nchw_max/sum over the padded input
 /// (-inf / 0 padding); the average divides by the window's size, or with
 /// count_include_pad = 0 by the count of real elements (a constant).
@@ -530,43 +603,10 @@ LogicalResult convertPool(NodeImporter &n, StringRef opType) {
   n.main.resultDims = iota(4);
   Value y = pool->getResult(0);
   if (!isMax) {
-    // Divisor per output position: the window's size, less the padded
-    // positions when count_include_pad = 0 (ceil_mode's extra high padding
-    // never counts, as in PyTorch).
-    bool includePad = n.attrInt("count_include_pad", 0) != 0;
-    HostTensor div;
-    div.shape = {w->out[0], w->out[1]};
-    for (int64_t oh = 0; oh < w->out[0]; ++oh)
-      for (int64_t ow = 0; ow < w->out[1]; ++ow) {
-        int64_t count = 1;
-        for (int64_t i = 0; i < 2; ++i) {
-          int64_t o = i == 0 ? oh : ow;
-          int64_t start = o * w->strides[i] - w->padLow[i];
-          int64_t end = start + w->kernel[i];
-          int64_t limit =
-              x.shape[2 + i] +
-              (includePad ? w->padHigh[i] - w->ceilExtra[i] : 0);
-          int64_t lo = includePad ? std::max<int64_t>(start, -w->padLow[i])
-                                  : std::max<int64_t>(start, 0);
-          count *= std::max<int64_t>(1, std::min(end, limit) - lo);
-        }
-        div.f.push_back(1.0 / double(count));
-      }
-    Val divVal;
-    divVal.shape = div.shape;
-    divVal.constant = std::make_shared<HostTensor>(std::move(div));
-    AffineMap ident = b.getMultiDimIdentityMap(4);
-    AffineMap hw = AffineMap::get(
-        4, 0, {b.getAffineDimExpr(2), b.getAffineDimExpr(3)}, b.getContext());
-    SmallVector<IteratorType> par(4, IteratorType::parallel);
-    y = n.buildGeneric(
-             {GenericInput{y, ident, std::nullopt},
-              GenericInput{n.materialize(divVal), hw, std::nullopt}},
-             outShape, ElemKind::F32, par, Value(), ident,
-             [](OpBuilder &bb, Location l, ArrayRef<Value> a) -> Value {
-               return arith::MulFOp::create(bb, l, a[0], a[1]);
-             })
-            ->getResult(0);
+    FailureOr<Value> mean = divideByWindow(n, y, x.shape, *w, outShape);
+    if (failed(mean))
+      return failure();
+    y = *mean;
   }
   n.setOutput(0, narrowFromF32(n, y, *kind), *kind);
   return success();

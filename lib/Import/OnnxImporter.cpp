@@ -106,7 +106,7 @@ private:
 
   std::vector<ArgInfo> args;
   llvm::StringMap<Val> values;
-  llvm::DenseMap<const HostTensor *, Value> materialized;
+  MaterializedConstants materialized;
   llvm::StringSet<> usedFileNames;
 
   std::optional<StrategySpec> spec;

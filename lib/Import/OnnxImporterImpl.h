@@ -31,6 +31,14 @@ namespace autoshard::onnx_import {
 constexpr int64_t kMinOpset = 11;
 constexpr int64_t kMaxOpset = 21;
 
+/// A fold holds its result on the host, 8 bytes an element, and
+/// materialises it in the IR: a few bytes of a file (a shape, a count, two
+/// small constants that broadcast, one input repeated in a Concat) must not
+/// make it allocate without bound (fuzz-onnx: an import that ran for
+/// minutes). Past this many elements an op is left to its converter and
+/// computed at run time, or is an error where it cannot be.
+constexpr int64_t kMaxFoldedElements = int64_t(1) << 26;
+
 /// Element types the importer computes in: float and double stay, int64 and
 /// int32 stay, the narrower integers (int8/uint8/int16/uint16) widen to i32
 /// and uint32/uint64 to i64 (the runtime's integer types; values are kept,
@@ -123,6 +131,13 @@ struct GenericInput {
 
 class NodeImporter;
 
+/// The arith.constant made for each known tensor, keyed by its address. The
+/// entry holds the tensor too: one freed while its entry stayed (a
+/// converter's temporary) would hand its constant on to whatever tensor the
+/// allocator put at that address next.
+using MaterializedConstants =
+    llvm::DenseMap<const HostTensor *, std::pair<HostRef, mlir::Value>>;
+
 /// Converts one node (its inputs are in the importer's `in(i)`); `opType` is
 /// the node's op_type, for converters shared by several ops.
 using OpConverter =
@@ -146,7 +161,7 @@ class NodeImporter {
 public:
   NodeImporter(mlir::OpBuilder &builder, int64_t opset,
                llvm::StringMap<Val> &values,
-               llvm::DenseMap<const HostTensor *, mlir::Value> &materialized)
+               MaterializedConstants &materialized)
       : b(builder), ctx(builder.getContext()), opset(opset), values(values),
         materialized(materialized), loc(builder.getUnknownLoc()) {}
 
@@ -235,6 +250,7 @@ public:
   mlir::LogicalResult convertMatMul();
   mlir::LogicalResult convertGemm();
   mlir::LogicalResult convertGather();
+  mlir::FailureOr<mlir::Value> nonNegativeIndices(const Val &idx, int64_t dim);
   mlir::LogicalResult convertReshapeLike(llvm::StringRef opType);
   mlir::LogicalResult convertTranspose();
   mlir::LogicalResult convertSlice();
@@ -250,7 +266,7 @@ private:
   mlir::MLIRContext *ctx;
   int64_t opset;
   llvm::StringMap<Val> &values;
-  llvm::DenseMap<const HostTensor *, mlir::Value> &materialized;
+  MaterializedConstants &materialized;
   const onnx::NodeProto *node = nullptr;
   std::string nodeName;
   mlir::Location loc;

@@ -220,13 +220,14 @@ Value NodeImporter::materialize(const Val &v) {
   const HostTensor &t = *v.constant;
   auto it = materialized.find(&t);
   if (it != materialized.end())
-    return it->second;
+    return it->second.second;
   RankedTensorType type = tensorType(t.shape, t.kind);
   DenseElementsAttr attr;
   bool splat = true;
-  for (int64_t k = 1; k < t.numel() && splat; ++k)
+  int64_t numel = t.numel();
+  for (int64_t k = 1; k < numel && splat; ++k)
     splat = t.isFloat() ? t.f[k] == t.f[0] : t.i[k] == t.i[0];
-  if (splat && t.numel() > 0) {
+  if (splat && numel > 0) {
     Attribute elem =
         t.isFloat()
             ? Attribute(b.getFloatAttr(type.getElementType(), t.f[0]))
@@ -248,7 +249,7 @@ Value NodeImporter::materialize(const Val &v) {
     attr = DenseElementsAttr::get(type, ArrayRef<bool>(bits));
   }
   Value c = arith::ConstantOp::create(b, loc, attr);
-  materialized[&t] = c;
+  materialized[&t] = {v.constant, c};
   return c;
 }
 
@@ -867,12 +868,54 @@ LogicalResult NodeImporter::convertGemm() {
 // Data movement
 //===----------------------------------------------------------------------===//
 
+/// Constant Gather indices with the negative ones (from the end) made
+/// non-negative, as run-time ids must be. A host copy of the indices counts
+/// against the fold budget (a long index list copied once a node held 8
+/// bytes an element uncounted); past it the program adds the dim.
+FailureOr<Value> NodeImporter::nonNegativeIndices(const Val &idx,
+                                                  int64_t dim) {
+  bool negative = false;
+  for (int64_t v : idx.constant->i) {
+    if (v < -dim || v >= dim)
+      return error() << "index " << v << " is out of range for dim " << dim,
+             failure();
+    negative |= v < 0;
+  }
+  if (!negative)
+    return materialize(idx);
+  if (reserveFold(idx.shape)) {
+    HostTensor t = *idx.constant;
+    for (int64_t &v : t.i)
+      if (v < 0)
+        v += dim;
+    Val fixed = idx;
+    fixed.constant = std::make_shared<HostTensor>(std::move(t));
+    return materialize(fixed);
+  }
+  int64_t rank = idx.rank();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  SmallVector<IteratorType> par(rank, IteratorType::parallel);
+  return buildGeneric({GenericInput{materialize(idx), id, std::nullopt}},
+                      idx.shape, idx.kind, par, Value(), id,
+                      [&](OpBuilder &bb, Location l, ArrayRef<Value> v) {
+                        Value zero = scalarConstant(bb, 0.0, idx.kind);
+                        Value n = scalarConstant(bb, double(dim), idx.kind);
+                        Value neg = arith::CmpIOp::create(
+                            bb, l, arith::CmpIPredicate::slt, v[0], zero);
+                        Value wrapped = arith::AddIOp::create(bb, l, v[0], n);
+                        return arith::SelectOp::create(bb, l, neg, wrapped,
+                                                       v[0])
+                            .getResult();
+                      })
+      ->getResult(0);
+}
+
 LogicalResult NodeImporter::convertGather() {
   const Val &data = in(0), &idx = in(1);
   int64_t axis = attrInt("axis", 0);
   if (failed(normalizeAxis(axis, data.rank())))
     return failure();
-  if (idx.kind == ElemKind::F32 || idx.kind == ElemKind::Bool)
+  if (isFloatKind(idx.kind) || idx.kind == ElemKind::Bool)
     return error() << "expects integer indices";
   std::vector<int64_t> outShape(data.shape.begin(), data.shape.begin() + axis);
   outShape.insert(outShape.end(), idx.shape.begin(), idx.shape.end());
@@ -895,22 +938,14 @@ LogicalResult NodeImporter::convertGather() {
     setOutput(0, reshapeTo(slice, sizes, outShape), data.kind);
     return success();
   }
-  Value indices;
-  if (idx.isConstant()) {
-    // Normalise negative constant indices now; run-time ids must be >= 0.
-    HostTensor t = *idx.constant;
-    for (int64_t &v : t.i)
-      if (v < 0)
-        v += data.shape[axis];
-    Val fixed = idx;
-    fixed.constant = std::make_shared<HostTensor>(t);
-    indices = materialize(fixed);
-  } else {
-    indices = materialize(idx);
-  }
+  FailureOr<Value> indices = idx.isConstant()
+                                ? nonNegativeIndices(idx, data.shape[axis])
+                                : materialize(idx);
+  if (failed(indices))
+    return failure();
   SmallVector<int64_t> idxShape(idx.shape.begin(), idx.shape.end());
   idxShape.push_back(1);
-  Value expanded = reshapeTo(indices, idx.shape, idxShape);
+  Value expanded = reshapeTo(*indices, idx.shape, idxShape);
   Value asIndex = arith::IndexCastOp::create(
       b, loc, RankedTensorType::get(idxShape, b.getIndexType()), expanded);
   // tensor.gather puts the index dims first; ONNX puts them at `axis`.

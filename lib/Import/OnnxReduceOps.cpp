@@ -520,13 +520,29 @@ LogicalResult convertCumSum(NodeImporter &n, StringRef) {
 GenericInput autoshard::onnx_import::loopIndex(NodeImporter &n, int64_t dim,
                                                int64_t size, int64_t numLoops) {
   // Built directly: materialize() caches by HostTensor address, which a
-  // temporary would hand on to the next one.
+  // temporary would hand on to the next one. The host array counts against
+  // the fold budget (a dim is a few bytes of a model); past it the program
+  // makes the iota, a generic of linalg.index.
   OpBuilder &b = n.getBuilder();
-  std::vector<int64_t> iota(size);
-  std::iota(iota.begin(), iota.end(), 0);
   auto type = RankedTensorType::get({size}, b.getI64Type());
-  Value c = arith::ConstantOp::create(
-      b, n.getLoc(), DenseElementsAttr::get(type, ArrayRef<int64_t>(iota)));
+  Value c;
+  if (n.reserveFold({size})) {
+    std::vector<int64_t> iota(size);
+    std::iota(iota.begin(), iota.end(), 0);
+    c = arith::ConstantOp::create(
+        b, n.getLoc(), DenseElementsAttr::get(type, ArrayRef<int64_t>(iota)));
+  } else {
+    AffineMap id = b.getMultiDimIdentityMap(1);
+    c = n.buildGeneric({}, {size}, ElemKind::I64, {IteratorType::parallel},
+                       Value(), id,
+                       [&](OpBuilder &bb, Location l, ArrayRef<Value>) {
+                         Value i = linalg::IndexOp::create(bb, l, 0);
+                         return arith::IndexCastOp::create(
+                                    bb, l, bb.getI64Type(), i)
+                             .getResult();
+                       })
+            ->getResult(0);
+  }
   MLIRContext *ctx = b.getContext();
   return {c,
           AffineMap::get(numLoops, 0, {getAffineDimExpr(dim, ctx)}, ctx),

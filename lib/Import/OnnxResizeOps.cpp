@@ -187,14 +187,22 @@ Value constant(NodeImporter &n, ArrayRef<int64_t> shape, ArrayRef<double> v,
                ElemKind kind) {
   OpBuilder &b = n.getBuilder();
   auto type = RankedTensorType::get(shape, getElemType(b.getContext(), kind));
+  // The element type's own values, not an array of APInts (~16 bytes an
+  // element beside the attribute).
   DenseElementsAttr attr;
   if (isFloatKind(kind)) {
     attr = floatElements(type, v);
+  } else if (kind == ElemKind::I64) {
+    std::vector<int64_t> ints(v.begin(), v.end());
+    attr = DenseElementsAttr::get(type, ArrayRef<int64_t>(ints));
+  } else if (kind == ElemKind::I32) {
+    std::vector<int32_t> ints(v.begin(), v.end());
+    attr = DenseElementsAttr::get(type, ArrayRef<int32_t>(ints));
   } else {
-    SmallVector<APInt> ints;
+    SmallVector<bool> bits;
     for (double d : v)
-      ints.push_back(APInt(type.getElementTypeBitWidth(), int64_t(d), true));
-    attr = DenseElementsAttr::get(type, ints);
+      bits.push_back(d != 0.0);
+    attr = DenseElementsAttr::get(type, ArrayRef<bool>(bits));
   }
   return arith::ConstantOp::create(b, n.getLoc(), attr);
 }
@@ -355,8 +363,15 @@ LogicalResult convertResize(NodeImporter &n, StringRef) {
     // Scales are float32 in the model: the reference computes with that.
     double scale = scales->empty() ? (*sizes)[k] / double(inLen)
                                    : double(float((*scales)[k]));
-    int64_t outLen = scales->empty() ? int64_t((*sizes)[k])
-                                     : int64_t(scale * double(inLen));
+    double outSize = scales->empty() ? (*sizes)[k] : scale * double(inLen);
+    // Planned on the host, a few vectors of the axis's length: a size or
+    // scale is a few bytes of a model (and a double past int64 would not
+    // convert).
+    if (!(outSize <= double(kMaxFoldedElements)))
+      return n.error() << "resizes axis " << d << " to " << outSize
+                       << " elements; at most " << kMaxFoldedElements
+                       << " an axis are supported";
+    int64_t outLen = int64_t(outSize);
     if (!(scale > 0) || outLen <= 0)
       return n.error() << "resizes axis " << d << " to " << outLen
                        << " elements; zero-size tensors are not supported";
@@ -365,6 +380,15 @@ LogicalResult convertResize(NodeImporter &n, StringRef) {
     AxisPlan plan = planAxis(*a, inLen, outLen, scale, rs, re);
     if (isIdentity(plan, inLen))
       continue;
+    // The [out, in] interpolation matrix is held on the host and in the IR:
+    // it counts against the fold budget ([1, 1, 32768, 32768] to twice its
+    // size: 2^31 elements, 16 GiB of host doubles).
+    if (!n.reserveFold({outLen, inLen}))
+      return n.error() << "resizing axis " << d << " from " << inLen << " to "
+                       << outLen << " needs an interpolation matrix of "
+                       << outLen << " x " << inLen
+                       << " elements, past the import's fold budget ("
+                       << kMaxFoldedElements << " elements)";
     if (!isFloatKind(x.kind) && !isGather(plan))
       return n.error() << "expects a float input: axis " << d
                        << " blends neighbouring elements";

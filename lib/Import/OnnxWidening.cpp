@@ -84,13 +84,16 @@ autoshard::onnx_import::widenHalfInputs(NodeImporter &n,
     Val wide;
     wide.shape = v.shape;
     wide.kind = ElemKind::F32;
-    if (v.isConstant()) {
-      // Known values stay known: every f16/bf16 value is an f32 one.
+    if (v.isConstant() && n.reserveFold(v.shape)) {
+      // Known values stay known: every f16/bf16 value is an f32 one. The
+      // host copy counts against the fold budget (a large constant widened
+      // by many nodes held a copy a node); past it the program widens.
       HostTensor t = *v.constant;
       t.kind = ElemKind::F32;
       wide.constant = std::make_shared<HostTensor>(std::move(t));
     } else {
-      wide.value = castElements(n, v.value, ElemKind::F32, /*widen=*/true);
+      wide.value =
+          castElements(n, n.materialize(v), ElemKind::F32, /*widen=*/true);
     }
     n.replaceInput(i, std::move(wide));
   }
