@@ -44,6 +44,8 @@ namespace autoshard::propagate {
 /// The pass's options that the phases read.
 struct PropagateOptions {
   SolverKind solver = SolverKind::DP;
+  /// SolverOptions::maxSearchNodes for `exact` (0: its default).
+  uint64_t exactBudget = 0;
   /// A remark at every reshard (see Reshards.cpp).
   bool explain = false;
 };

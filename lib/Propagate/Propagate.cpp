@@ -271,6 +271,7 @@ void DistPropagatePass::runOnOperation() {
   report.wantStrategies = !this->report.empty() && this->report != "-";
   PropagateOptions options;
   options.solver = *symbolizeSolverKind(solver);
+  options.exactBudget = exactBudget;
   options.explain = explain;
   for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
     double before = report.memoryBytesPerDevice;

@@ -66,6 +66,8 @@ PropagationReport::toJSON(llvm::json::Array strategyList) const {
       {"strategies", std::move(strategyList)},
       {"memory_bound_bytes_per_device", memoryBoundBytesPerDevice},
       {"memory_fits", memoryFits}};
+  if (solverBudgetExhausted)
+    json["solver_budget_exhausted"] = true;
   if (memoryBounded) {
     json["unbounded_cost_us"] = unboundedCostUs;
     json["unbounded_memory_bytes_per_device"] = unboundedMemoryBytesPerDevice;
@@ -85,7 +87,8 @@ bool PropagationReport::write(const std::string &path, std::string &error) {
   if (path == "-") {
     llvm::raw_ostream &os = llvm::outs();
     os << "dist-propagate report (solver " << solver
-       << (optimal ? ", optimal" : "") << ")\n";
+       << (optimal ? ", optimal" : "")
+       << (solverBudgetExhausted ? ", budget exhausted" : "") << ")\n";
     os << "  ops: " << numOps << "\n  reshards: " << numReshards << "\n";
     os << "  collectives:";
     if (collectives.empty())

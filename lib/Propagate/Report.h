@@ -23,6 +23,8 @@ namespace autoshard {
 struct PropagationReport {
   std::string solver;
   bool optimal = true;
+  /// The exact solver stopped at its budget (reported only when it did).
+  bool solverBudgetExhausted = false;
   int64_t numOps = 0;
   int64_t numReshards = 0;
   std::map<std::string, int64_t> collectives;

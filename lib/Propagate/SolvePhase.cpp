@@ -22,6 +22,8 @@ LogicalResult FunctionPropagation::solveGraph() {
   report.pricingThreads = std::max(report.pricingThreads, threads);
   SolverOptions sopts;
   sopts.kind = options.solver;
+  if (options.exactBudget)
+    sopts.maxSearchNodes = options.exactBudget;
   // As for pricing: threads only where there is work enough to pay for them.
   if (threads > 1)
     sopts.parallelFor = [ctx = ctx](size_t n,
@@ -36,6 +38,16 @@ LogicalResult FunctionPropagation::solveGraph() {
   report.solverNodes += graph.getNumNodes();
   if (!result.error.empty())
     return func.emitError("dist-propagate: solver failed: ") << result.error;
+  // `exact` proves its plan optimal unless its search ran out of budget.
+  if (options.solver == SolverKind::Exact && !result.optimal) {
+    report.solverBudgetExhausted = true;
+    // At the function's location, without the op printed after it.
+    emitWarning(func.getLoc(), "dist-propagate: the exact solver's search "
+                               "stopped at its budget (")
+        << sopts.maxSearchNodes
+        << " node visits, exact-budget); the plan is the best it found, "
+           "not proven optimal";
+  }
   applySolution(result.assignment);
   if (failed(boundMemory(sopts, result)))
     return failure();

@@ -30,7 +30,8 @@ static SolverResult solveDP(const Problem &pb, const SolverOptions &options) {
 }
 
 /// The oracle: elimination with 16x the default limits proves optimality on
-/// its own; beyond that, branch and bound seeded with the local search.
+/// its own; beyond that, branch and bound with the local search's plan (the
+/// cheaper end of its two descents) as the incumbent to beat.
 static SolverResult solveExact(const Problem &pb,
                                const SolverOptions &options) {
   if (std::optional<SolverResult> res =

@@ -271,9 +271,10 @@ propagationSeed(const Problem &pb, const std::vector<unsigned> &fallback,
 /// Spanning-forest DP, then descent (LocalSearch.cpp).
 SolverResult solveLocal(const Problem &pb, const SolverOptions &options);
 
-/// Branch and bound seeded with `seed` (BranchAndBound.cpp), within
-/// `maxSearchNodes`; optimal when the search was not cut short.
-SolverResult solveBranchAndBound(const Problem &pb, uint64_t maxSearchNodes,
+/// Branch and bound from the incumbent `seed` (BranchAndBound.cpp), its
+/// lower bounds visiting at most `budget` nodes in all; optimal when the
+/// search was not cut short, else the best assignment found.
+SolverResult solveBranchAndBound(const Problem &pb, uint64_t budget,
                                  std::vector<unsigned> seed);
 
 } // namespace autoshard::solver

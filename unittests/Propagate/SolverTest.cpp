@@ -267,6 +267,40 @@ TEST(SolverTest, DefaultIsOptimalOnRandomDAGs) {
   EXPECT_LE(maxRatio, 1.10);
 }
 
+// Branch and bound (elimination given no room) beyond the brute force's
+// reach: graphs of 40-80 nodes with cycles, a third of them fixed by a
+// restriction (their pairs become unary costs, and the rest falls apart
+// into components searched one by one), and a 6 x 6 grid. It proves the
+// optimum elimination finds; with too small a budget it stops, not proven,
+// at a plan no worse than the local search's, its incumbent.
+TEST(SolverTest, BranchAndBoundMatchesEliminationBeyondBruteForce) {
+  std::mt19937 rng(11);
+  SolverOptions noElim;
+  noElim.maxEliminationTable = 0;
+  for (unsigned trial = 0; trial < 12; ++trial) {
+    unsigned n = 40 + trial * 4;
+    SolverGraph g = localDAG(n, rng);
+    for (unsigned v = trial % 3; v < n; v += 3)
+      g.fix(v, rng() % g.getNumCandidates(v));
+    SolverResult dp = run(g, SolverKind::DP);
+    ASSERT_TRUE(dp.optimal);
+    SolverResult bb = run(g, SolverKind::Exact, noElim);
+    EXPECT_TRUE(bb.optimal) << "trial " << trial;
+    EXPECT_NEAR(bb.cost, dp.cost, 1e-9) << "trial " << trial;
+  }
+  SolverGraph grid = randomNodes(36, 3, rng);
+  addGrid(grid, 6, rng);
+  SolverResult dp = run(grid, SolverKind::DP);
+  SolverResult bb = run(grid, SolverKind::Exact, noElim);
+  EXPECT_TRUE(bb.optimal);
+  EXPECT_NEAR(bb.cost, dp.cost, 1e-9);
+  SolverOptions tiny = noElim;
+  tiny.maxSearchNodes = 10;
+  SolverResult cut = run(grid, SolverKind::Exact, tiny);
+  EXPECT_FALSE(cut.optimal);
+  EXPECT_LE(cut.cost, run(grid, SolverKind::Local).cost + 1e-9);
+}
+
 // A grid is as wide as its side: with tables capped below 3^side entries
 // elimination must give up, and the default then returns the local search's
 // answer, not claimed optimal. With the default caps the same grid is solved

@@ -32,6 +32,10 @@ def DistPropagate : Pass<"dist-propagate", "::mlir::ModuleOp"> {
            "back to 'local' on wide graphs), 'local' (spanning-forest DP + "
            "block coordinate descent) or 'exact' (elimination with larger "
            "tables, else branch and bound)">,
+    Option<"exactBudget", "exact-budget", "uint64_t", /*default=*/"0",
+           "Solver 'exact': graph nodes its branch and bound's lower bounds "
+           "may visit before it stops at the best plan found, with a "
+           "warning (0: the default, 10^9)">,
     Option<"enableAllToAll", "enable-alltoall", "bool", /*default=*/"false",
            "Let reshards move an axis between dims with all_to_all">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",

@@ -26,7 +26,8 @@
 // its two cheapest others, which moves whole cycles; bounded by fixed
 // limits of its own, as its tables are small) and iterated conditional
 // modes. `SolverKind::Exact` is elimination with larger limits, else a
-// branch and bound seeded with the local search; an oracle.
+// branch and bound seeded with the local search (within a budget,
+// SolverOptions::maxSearchNodes); an oracle.
 //
 // Results depend only on the graph's content, the edges' directions (which
 // order ties in the elimination) and the nodes' keys, never on the order
@@ -149,9 +150,12 @@ struct SolverOptions {
   /// Where the solver may use threads (building its pair matrices); empty:
   /// one thread. Results do not depend on it.
   ParallelFor parallelFor;
-  /// Exact solver: give up (returning the best found, optimal = false) after
-  /// this many search nodes.
-  uint64_t maxSearchNodes = 200000000;
+  /// Exact solver: its branch and bound gives up (returning the best plan
+  /// found, optimal = false) once its lower bounds have visited this many
+  /// graph nodes in all (each search node's bound visits the nodes of its
+  /// component not yet placed, some 25 ns each: the default is half a
+  /// minute or so). Counted, not timed, so the result is deterministic.
+  uint64_t maxSearchNodes = 1000000000;
   /// Local search: at most this many improvement rounds after the forest DP.
   unsigned maxRounds = 64;
   /// Variable elimination gives up (falling back to the local search) when
