@@ -197,11 +197,18 @@ public:
           d[i].i = scalar::divRemU(in.op == ScalarOp::DivU, ua, ub, t);
         }
         break;
+      // maxsi / minsi of i1 (0/1 registers, true is -1): and / or.
       case ScalarOp::Max:
-        numLanes<ScalarOp::Max>(d, a, b, n, t);
+        if (t == DType::I1)
+          intLanes<ScalarOp::And>(d, a, b, n, t);
+        else
+          numLanes<ScalarOp::Max>(d, a, b, n, t);
         break;
       case ScalarOp::Min:
-        numLanes<ScalarOp::Min>(d, a, b, n, t);
+        if (t == DType::I1)
+          intLanes<ScalarOp::Or>(d, a, b, n, t);
+        else
+          numLanes<ScalarOp::Min>(d, a, b, n, t);
         break;
       case ScalarOp::MaxU:
       case ScalarOp::MinU:
@@ -274,13 +281,10 @@ public:
           d[i] = (a[i].i & 1) ? b[i] : c[i];
         break;
       case ScalarOp::IToF:
-        for (int i = 0; i < n; ++i)
-          d[i].f = roundTo(static_cast<double>(a[i].i), t);
-        break;
       case ScalarOp::UIToF:
         for (int i = 0; i < n; ++i)
-          d[i].f =
-              roundTo(static_cast<double>(asUnsigned(a[i].i, in.srcType)), t);
+          d[i].f = scalar::intToFloat(a[i].i, in.op == ScalarOp::UIToF,
+                                      in.srcType, t);
         break;
       case ScalarOp::FToI:
       case ScalarOp::FToUI:
@@ -291,9 +295,9 @@ public:
         for (int i = 0; i < n; ++i)
           d[i].f = roundTo(a[i].f, t);
         break;
-      case ScalarOp::ICast:
+      case ScalarOp::ICast: // extsi of i1 gives -1 for true
         for (int i = 0; i < n; ++i)
-          d[i].i = wrapTo(a[i].i, t);
+          d[i].i = wrapTo(scalar::asSigned(a[i].i, in.srcType), t);
         break;
       case ScalarOp::ZExt:
         for (int i = 0; i < n; ++i)

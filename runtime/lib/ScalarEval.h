@@ -57,6 +57,15 @@ AUTOSHARD_HD inline bool isNaN(double x) {
 #endif
 }
 
+/// The sign bit (-0 included).
+AUTOSHARD_HD inline bool isNegative(double x) {
+#ifdef __CUDA_ARCH__
+  return signbit(x);
+#else
+  return std::signbit(x);
+#endif
+}
+
 AUTOSHARD_HD inline double quietNaN() {
 #ifdef __CUDA_ARCH__
   return __longlong_as_double(0x7ff8000000000000LL);
@@ -98,6 +107,28 @@ AUTOSHARD_HD inline uint64_t asUnsigned(int64_t v, DType t) {
   default:
     return static_cast<uint64_t>(v);
   }
+}
+
+/// A register's value as a signed integer of type `t`: i1 registers hold
+/// 0/1, and a set i1 is -1 signed (arith.extsi, sitofp, cmpi slt, maxsi).
+AUTOSHARD_HD inline int64_t asSigned(int64_t v, DType t) {
+  return t == DType::I1 ? -(v & 1) : v;
+}
+
+/// arith.sitofp / uitofp from `src` to float type `t`, rounded once: an
+/// int64 may need 64 bits, so f32 converts directly (through double it
+/// could round twice); bf16/f16 round from the double (Half.h, as the
+/// compiled kernels do).
+AUTOSHARD_HD inline double intToFloat(int64_t v, bool isUnsigned, DType src,
+                                      DType t) {
+  if (isUnsigned) {
+    uint64_t u = asUnsigned(v, src);
+    return t == DType::F32 ? static_cast<double>(static_cast<float>(u))
+                           : roundTo(static_cast<double>(u), t);
+  }
+  int64_t s = asSigned(v, src);
+  return t == DType::F32 ? static_cast<double>(static_cast<float>(s))
+                         : roundTo(static_cast<double>(s), t);
 }
 
 /// Element `offset` (in elements of `t`) of a buffer, widened to a register.
@@ -195,9 +226,11 @@ AUTOSHARD_HD inline bool cmpF(int64_t pred, double a, double b) {
 }
 
 /// arith.cmpi with the predicate's enum value (eq = 0 ... uge = 9); the
-/// unsigned predicates read the operands at their source width.
+/// predicates read the operands at their source width, signed or unsigned.
 AUTOSHARD_HD inline bool cmpI(int64_t pred, int64_t a, int64_t b, DType t) {
   uint64_t ua = asUnsigned(a, t), ub = asUnsigned(b, t);
+  a = asSigned(a, t);
+  b = asSigned(b, t);
   switch (pred) {
   case 0:
     return a == b;
@@ -237,11 +270,15 @@ template <ScalarOp Op> AUTOSHARD_HD inline double floatOp(double x, double y) {
     return x / y;
   case ScalarOp::Rem:
     return fmod(x, y);
-  // Propagate NaN like arith.maximumf / minimumf.
+  // arith.maximumf / minimumf: NaN propagates, -0 < +0.
   case ScalarOp::Max:
-    return (isNaN(x) || isNaN(y)) ? quietNaN() : (x < y ? y : x);
+    return (isNaN(x) || isNaN(y)) ? quietNaN()
+           : x == y               ? (isNegative(x) ? y : x)
+                                  : (x < y ? y : x);
   case ScalarOp::Min:
-    return (isNaN(x) || isNaN(y)) ? quietNaN() : (y < x ? y : x);
+    return (isNaN(x) || isNaN(y)) ? quietNaN()
+           : x == y               ? (isNegative(x) ? x : y)
+                                  : (y < x ? y : x);
   case ScalarOp::MaxNum:
     return fmax(x, y);
   case ScalarOp::MinNum:
@@ -314,13 +351,18 @@ AUTOSHARD_HD inline int64_t divRemU(bool isDiv, uint64_t ua, uint64_t ub,
   return wrapTo(static_cast<int64_t>(isDiv ? ua / ub : ua % ub), t);
 }
 
-/// arith.fptosi / fptoui. Out-of-range conversions are poison in MLIR;
-/// saturate instead of invoking C++ undefined behaviour.
+/// arith.fptosi / fptoui: exact for every value either defines (fptoui
+/// of [2^63, 2^64) included). Out-of-range conversions are poison in MLIR;
+/// here they have fixed values without C++ undefined behaviour (NaN 0,
+/// beyond the int64/uint64 range saturated, wrapped to the type), which
+/// compiled kernels reproduce (KernelCompiler.cpp rewriteFloatToInt).
 AUTOSHARD_HD inline int64_t floatToInt(double x, DType t) {
-  return isNaN(x)        ? 0
-         : x >= 9.2e18  ? INT64_MAX
-         : x <= -9.2e18 ? INT64_MIN
-                        : wrapTo(static_cast<int64_t>(x), t);
+  int64_t v = isNaN(x)            ? 0
+              : x >= 0x1p64       ? INT64_MAX
+              : x >= 0x1p63       ? static_cast<int64_t>(static_cast<uint64_t>(x))
+              : x < -0x1p63       ? INT64_MIN
+                                  : static_cast<int64_t>(x);
+  return wrapTo(v, t);
 }
 
 /// One step of a reduction or accumulation over numbers (booleans are

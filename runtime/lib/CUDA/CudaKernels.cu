@@ -110,8 +110,6 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
       NUMERIC(Add)
       NUMERIC(Sub)
       NUMERIC(Mul)
-      NUMERIC(Max)
-      NUMERIC(Min)
       NUMERIC(Neg)
       NUMERIC(Abs)
       FLOAT(MaxNum)
@@ -151,6 +149,23 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
       d.i = scalar::divRemU(in.op == ScalarOp::DivU, ua, ub, in.type);
       break;
     }
+    // maxsi / minsi of i1 (0/1 registers, true is -1): and / or.
+    case ScalarOp::Max:
+      if (fl)
+        d.f = roundTo(floatOp<ScalarOp::Max>(a.f, b.f), in.type);
+      else if (in.type == DType::I1)
+        d.i = a.i & b.i;
+      else
+        d.i = wrapTo(intOp<ScalarOp::Max>(a.i, b.i), in.type);
+      break;
+    case ScalarOp::Min:
+      if (fl)
+        d.f = roundTo(floatOp<ScalarOp::Min>(a.f, b.f), in.type);
+      else if (in.type == DType::I1)
+        d.i = a.i | b.i;
+      else
+        d.i = wrapTo(intOp<ScalarOp::Min>(a.i, b.i), in.type);
+      break;
     case ScalarOp::MaxU:
       d.i = asUnsigned(a.i, in.type) >= asUnsigned(b.i, in.type) ? a.i : b.i;
       break;
@@ -180,11 +195,9 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
       d = (a.i & 1) ? b : r[in.c];
       break;
     case ScalarOp::IToF:
-      d.f = roundTo(static_cast<double>(a.i), in.type);
-      break;
     case ScalarOp::UIToF:
-      d.f = roundTo(static_cast<double>(asUnsigned(a.i, in.srcType)),
-                    in.type);
+      d.f = scalar::intToFloat(a.i, in.op == ScalarOp::UIToF, in.srcType,
+                               in.type);
       break;
     case ScalarOp::FToI:
     case ScalarOp::FToUI:
@@ -193,8 +206,8 @@ __device__ bool runBody(const GenericLaunch &g, const GenericInst *insts,
     case ScalarOp::FCast:
       d.f = roundTo(a.f, in.type);
       break;
-    case ScalarOp::ICast:
-      d.i = wrapTo(a.i, in.type);
+    case ScalarOp::ICast: // extsi of i1 gives -1 for true
+      d.i = wrapTo(scalar::asSigned(a.i, in.srcType), in.type);
       break;
     case ScalarOp::ZExt:
       d.i = wrapTo(static_cast<int64_t>(asUnsigned(a.i, in.srcType)), in.type);
