@@ -630,6 +630,256 @@ func.func @main(%a: tensor<64xi32>, %b: tensor<64xi32>) -> tensor<64xi32> {
       << error;
 }
 
+TEST_P(KernelKindTest, ScalarEdgeValuesExact) {
+  // Where MLIR says poison (shifts by >= the width or negative,
+  // fptosi/fptoui of NaN, inf or out of range) kernels compute the
+  // interpreter's value; where it defines one (maximumf's -0 < +0, i1 true
+  // as -1 signed, int64 -> f32 rounded once) both give it. A subset of
+  // test/Runtime/kernel-edge-values.mlir (no math functions, which the GPU
+  // computes within an ulp): binary ops over every pair of edge values.
+  const char *text = R"(
+#x = affine_map<(i) -> (i)>
+#i = affine_map<(i, j) -> (i)>
+#j = affine_map<(i, j) -> (j)>
+#ij = affine_map<(i, j) -> (i, j)>
+func.func @main() -> (tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<18xi64>, tensor<18xf32>, tensor<18xf32>, tensor<18xf64>, tensor<18xf64>, tensor<19xf32>, tensor<19xf32>, tensor<19xf64>, tensor<19xf64>, tensor<2xi32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<41x41xf32>, tensor<41x41xf32>, tensor<41x41xf32>, tensor<41x41xf32>, tensor<41xi32>, tensor<41xi32>, tensor<41xi64>, tensor<41xi64>, tensor<41x41xf64>, tensor<41x41xf64>, tensor<41x41xf64>, tensor<41x41xf64>, tensor<41xi32>, tensor<41xi32>, tensor<41xi64>, tensor<41xi64>) {
+  %c0 = arith.constant dense<[0, 1, -1, 2, 7, 31, 32, 33, 63, 64, 65, -31, -32, -33, 1000, 2147483647, -2147483648, 1431655765]> : tensor<18xi32>
+  %c1 = arith.constant dense<[0, 1, -1, 31, 32, 63, 64, 65, -64, 9223372036854775807, -9223372036854775808, 4294967296, -4294967297, 9007199254740993, 4611686293305294849, -4611686293305294849, 9223371487098961919, -549755813889, 9223371487098961919]> : tensor<19xi64>
+  %c2 = arith.constant dense<[0, 1]> : tensor<2xi1>
+  %c3 = arith.constant dense<[0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x3F000000, 0xBF000000, 0x3FC00000, 0x40200000, 0xC0200000, 0x3EFFFFFF, 0x7FC00000, 0xFFC00000, 0x7F800000, 0xFF800000, 0x4F000000, 0xCF000000, 0x4F000000, 0x4F800000, 0x4F6E6B28, 0xCF6E6B28, 0x501502F9, 0xD01502F9, 0x5F000000, 0xDF000000, 0x5EFFA0FC, 0xDEFFA0FC, 0x5F800000, 0x5F79CCD9, 0x7149F2CA, 0xF149F2CA, 0x000116C2, 0x800116C2, 0x7F7FC99E, 0x7F800000, 0x00000000, 0x59800000, 0x42B16666, 0xC2CE0000, 0x44318000, 0x3F490FDB, 0x322BCC77]> : tensor<41xf32>
+  %c4 = arith.constant dense<[0x0000000000000000, 0x8000000000000000, 0x3FF0000000000000, 0xBFF0000000000000, 0x3FE0000000000000, 0xBFE0000000000000, 0x3FF8000000000000, 0x4004000000000000, 0xC004000000000000, 0x3FDFFFFFDFC9A9AD, 0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000000, 0xFFF0000000000000, 0x41E0000000000000, 0xC1E0000000000000, 0x41DFFFFFF0000000, 0x41F0000000000000, 0x41EDCD6500000000, 0xC1EDCD6500000000, 0x4202A05F20000000, 0xC202A05F20000000, 0x43E0000000000000, 0xC3E0000000000000, 0x43DFF41F8D035640, 0xC3DFF41F8D035640, 0x43F0000000000000, 0x43EF399B1438A100, 0x46293E5939A08CEA, 0xC6293E5939A08CEA, 0x37A16C262777579C, 0xB7A16C262777579C, 0x47EFF933C78CDFAD, 0x7E37E43C8800759C, 0x0000000000000001, 0x4330000000000001, 0x40562CCCCCCCCCCD, 0xC059C00000000000, 0x4086300000000000, 0x3FE921FB54442D18, 0x3E45798EE2308C3A]> : tensor<41xf64>
+  // 0: maxsi i32
+  // 1: minsi i32
+  // 2: shli i32
+  // 3: shrsi i32
+  // 4: shrui i32
+  // 5: cmpi slt i32
+  // 6: cmpi sle i32
+  // 7: cmpi sgt i32
+  // 8: cmpi sge i32
+  %e0_0 = tensor.empty() : tensor<18x18xi32>
+  %e0_1 = tensor.empty() : tensor<18x18xi32>
+  %e0_2 = tensor.empty() : tensor<18x18xi32>
+  %e0_3 = tensor.empty() : tensor<18x18xi32>
+  %e0_4 = tensor.empty() : tensor<18x18xi32>
+  %e0_5 = tensor.empty() : tensor<18x18xi1>
+  %e0_6 = tensor.empty() : tensor<18x18xi1>
+  %e0_7 = tensor.empty() : tensor<18x18xi1>
+  %e0_8 = tensor.empty() : tensor<18x18xi1>
+  %r0:9 = linalg.generic {indexing_maps = [#i, #j, #ij, #ij, #ij, #ij, #ij, #ij, #ij, #ij, #ij], iterator_types = ["parallel", "parallel"]}
+      ins(%c0, %c0 : tensor<18xi32>, tensor<18xi32>)
+      outs(%e0_0, %e0_1, %e0_2, %e0_3, %e0_4, %e0_5, %e0_6, %e0_7, %e0_8 : tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<18x18xi1>) {
+  ^bb0(%x: i32, %y: i32, %o0: i32, %o1: i32, %o2: i32, %o3: i32, %o4: i32, %o5: i1, %o6: i1, %o7: i1, %o8: i1):
+    %v0 = arith.maxsi %x, %y : i32
+    %v1 = arith.minsi %x, %y : i32
+    %v2 = arith.shli %x, %y : i32
+    %v3 = arith.shrsi %x, %y : i32
+    %v4 = arith.shrui %x, %y : i32
+    %v5 = arith.cmpi slt, %x, %y : i32
+    %v6 = arith.cmpi sle, %x, %y : i32
+    %v7 = arith.cmpi sgt, %x, %y : i32
+    %v8 = arith.cmpi sge, %x, %y : i32
+    linalg.yield %v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7, %v8 : i32, i32, i32, i32, i32, i1, i1, i1, i1
+  } -> (tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<18x18xi1>)
+  // 9: maxsi i64
+  // 10: minsi i64
+  // 11: shli i64
+  // 12: shrsi i64
+  // 13: shrui i64
+  // 14: cmpi slt i64
+  // 15: cmpi sle i64
+  // 16: cmpi sgt i64
+  // 17: cmpi sge i64
+  %e1_0 = tensor.empty() : tensor<19x19xi64>
+  %e1_1 = tensor.empty() : tensor<19x19xi64>
+  %e1_2 = tensor.empty() : tensor<19x19xi64>
+  %e1_3 = tensor.empty() : tensor<19x19xi64>
+  %e1_4 = tensor.empty() : tensor<19x19xi64>
+  %e1_5 = tensor.empty() : tensor<19x19xi1>
+  %e1_6 = tensor.empty() : tensor<19x19xi1>
+  %e1_7 = tensor.empty() : tensor<19x19xi1>
+  %e1_8 = tensor.empty() : tensor<19x19xi1>
+  %r1:9 = linalg.generic {indexing_maps = [#i, #j, #ij, #ij, #ij, #ij, #ij, #ij, #ij, #ij, #ij], iterator_types = ["parallel", "parallel"]}
+      ins(%c1, %c1 : tensor<19xi64>, tensor<19xi64>)
+      outs(%e1_0, %e1_1, %e1_2, %e1_3, %e1_4, %e1_5, %e1_6, %e1_7, %e1_8 : tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<19x19xi1>) {
+  ^bb0(%x: i64, %y: i64, %o0: i64, %o1: i64, %o2: i64, %o3: i64, %o4: i64, %o5: i1, %o6: i1, %o7: i1, %o8: i1):
+    %v0 = arith.maxsi %x, %y : i64
+    %v1 = arith.minsi %x, %y : i64
+    %v2 = arith.shli %x, %y : i64
+    %v3 = arith.shrsi %x, %y : i64
+    %v4 = arith.shrui %x, %y : i64
+    %v5 = arith.cmpi slt, %x, %y : i64
+    %v6 = arith.cmpi sle, %x, %y : i64
+    %v7 = arith.cmpi sgt, %x, %y : i64
+    %v8 = arith.cmpi sge, %x, %y : i64
+    linalg.yield %v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7, %v8 : i64, i64, i64, i64, i64, i1, i1, i1, i1
+  } -> (tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<19x19xi1>)
+  // 18: extsi i32->i64
+  // 19: sitofp i32->f32
+  // 20: uitofp i32->f32
+  // 21: sitofp i32->f64
+  // 22: uitofp i32->f64
+  %e2_0 = tensor.empty() : tensor<18xi64>
+  %e2_1 = tensor.empty() : tensor<18xf32>
+  %e2_2 = tensor.empty() : tensor<18xf32>
+  %e2_3 = tensor.empty() : tensor<18xf64>
+  %e2_4 = tensor.empty() : tensor<18xf64>
+  %r2:5 = linalg.generic {indexing_maps = [#x, #x, #x, #x, #x, #x], iterator_types = ["parallel"]}
+      ins(%c0 : tensor<18xi32>)
+      outs(%e2_0, %e2_1, %e2_2, %e2_3, %e2_4 : tensor<18xi64>, tensor<18xf32>, tensor<18xf32>, tensor<18xf64>, tensor<18xf64>) {
+  ^bb0(%x: i32, %o0: i64, %o1: f32, %o2: f32, %o3: f64, %o4: f64):
+    %v0 = arith.extsi %x : i32 to i64
+    %v1 = arith.sitofp %x : i32 to f32
+    %v2 = arith.uitofp %x : i32 to f32
+    %v3 = arith.sitofp %x : i32 to f64
+    %v4 = arith.uitofp %x : i32 to f64
+    linalg.yield %v0, %v1, %v2, %v3, %v4 : i64, f32, f32, f64, f64
+  } -> (tensor<18xi64>, tensor<18xf32>, tensor<18xf32>, tensor<18xf64>, tensor<18xf64>)
+  // 23: sitofp i64->f32
+  // 24: uitofp i64->f32
+  // 25: sitofp i64->f64
+  // 26: uitofp i64->f64
+  %e3_0 = tensor.empty() : tensor<19xf32>
+  %e3_1 = tensor.empty() : tensor<19xf32>
+  %e3_2 = tensor.empty() : tensor<19xf64>
+  %e3_3 = tensor.empty() : tensor<19xf64>
+  %r3:4 = linalg.generic {indexing_maps = [#x, #x, #x, #x, #x], iterator_types = ["parallel"]}
+      ins(%c1 : tensor<19xi64>)
+      outs(%e3_0, %e3_1, %e3_2, %e3_3 : tensor<19xf32>, tensor<19xf32>, tensor<19xf64>, tensor<19xf64>) {
+  ^bb0(%x: i64, %o0: f32, %o1: f32, %o2: f64, %o3: f64):
+    %v0 = arith.sitofp %x : i64 to f32
+    %v1 = arith.uitofp %x : i64 to f32
+    %v2 = arith.sitofp %x : i64 to f64
+    %v3 = arith.uitofp %x : i64 to f64
+    linalg.yield %v0, %v1, %v2, %v3 : f32, f32, f64, f64
+  } -> (tensor<19xf32>, tensor<19xf32>, tensor<19xf64>, tensor<19xf64>)
+  // 27: extsi i1->i32
+  // 28: sitofp i1->f32
+  // 29: uitofp i1->f32
+  %e4_0 = tensor.empty() : tensor<2xi32>
+  %e4_1 = tensor.empty() : tensor<2xf32>
+  %e4_2 = tensor.empty() : tensor<2xf32>
+  %r4:3 = linalg.generic {indexing_maps = [#x, #x, #x, #x], iterator_types = ["parallel"]}
+      ins(%c2 : tensor<2xi1>)
+      outs(%e4_0, %e4_1, %e4_2 : tensor<2xi32>, tensor<2xf32>, tensor<2xf32>) {
+  ^bb0(%x: i1, %o0: i32, %o1: f32, %o2: f32):
+    %v0 = arith.extsi %x : i1 to i32
+    %v1 = arith.sitofp %x : i1 to f32
+    %v2 = arith.uitofp %x : i1 to f32
+    linalg.yield %v0, %v1, %v2 : i32, f32, f32
+  } -> (tensor<2xi32>, tensor<2xf32>, tensor<2xf32>)
+  // 30: maxsi i1
+  // 31: minsi i1
+  // 32: shli i1
+  // 33: shrsi i1
+  // 34: shrui i1
+  // 35: cmpi slt i1
+  // 36: cmpi sle i1
+  // 37: cmpi sgt i1
+  // 38: cmpi sge i1
+  %e5_0 = tensor.empty() : tensor<2x2xi1>
+  %e5_1 = tensor.empty() : tensor<2x2xi1>
+  %e5_2 = tensor.empty() : tensor<2x2xi1>
+  %e5_3 = tensor.empty() : tensor<2x2xi1>
+  %e5_4 = tensor.empty() : tensor<2x2xi1>
+  %e5_5 = tensor.empty() : tensor<2x2xi1>
+  %e5_6 = tensor.empty() : tensor<2x2xi1>
+  %e5_7 = tensor.empty() : tensor<2x2xi1>
+  %e5_8 = tensor.empty() : tensor<2x2xi1>
+  %r5:9 = linalg.generic {indexing_maps = [#i, #j, #ij, #ij, #ij, #ij, #ij, #ij, #ij, #ij, #ij], iterator_types = ["parallel", "parallel"]}
+      ins(%c2, %c2 : tensor<2xi1>, tensor<2xi1>)
+      outs(%e5_0, %e5_1, %e5_2, %e5_3, %e5_4, %e5_5, %e5_6, %e5_7, %e5_8 : tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>) {
+  ^bb0(%x: i1, %y: i1, %o0: i1, %o1: i1, %o2: i1, %o3: i1, %o4: i1, %o5: i1, %o6: i1, %o7: i1, %o8: i1):
+    %v0 = arith.maxsi %x, %y : i1
+    %v1 = arith.minsi %x, %y : i1
+    %v2 = arith.shli %x, %y : i1
+    %v3 = arith.shrsi %x, %y : i1
+    %v4 = arith.shrui %x, %y : i1
+    %v5 = arith.cmpi slt, %x, %y : i1
+    %v6 = arith.cmpi sle, %x, %y : i1
+    %v7 = arith.cmpi sgt, %x, %y : i1
+    %v8 = arith.cmpi sge, %x, %y : i1
+    linalg.yield %v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7, %v8 : i1, i1, i1, i1, i1, i1, i1, i1, i1
+  } -> (tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>)
+  // 39: maximumf f32
+  // 40: minimumf f32
+  // 41: maxnumf f32
+  // 42: minnumf f32
+  %e6_0 = tensor.empty() : tensor<41x41xf32>
+  %e6_1 = tensor.empty() : tensor<41x41xf32>
+  %e6_2 = tensor.empty() : tensor<41x41xf32>
+  %e6_3 = tensor.empty() : tensor<41x41xf32>
+  %r6:4 = linalg.generic {indexing_maps = [#i, #j, #ij, #ij, #ij, #ij], iterator_types = ["parallel", "parallel"]}
+      ins(%c3, %c3 : tensor<41xf32>, tensor<41xf32>)
+      outs(%e6_0, %e6_1, %e6_2, %e6_3 : tensor<41x41xf32>, tensor<41x41xf32>, tensor<41x41xf32>, tensor<41x41xf32>) {
+  ^bb0(%x: f32, %y: f32, %o0: f32, %o1: f32, %o2: f32, %o3: f32):
+    %v0 = arith.maximumf %x, %y : f32
+    %v1 = arith.minimumf %x, %y : f32
+    %v2 = arith.maxnumf %x, %y : f32
+    %v3 = arith.minnumf %x, %y : f32
+    linalg.yield %v0, %v1, %v2, %v3 : f32, f32, f32, f32
+  } -> (tensor<41x41xf32>, tensor<41x41xf32>, tensor<41x41xf32>, tensor<41x41xf32>)
+  // 43: fptosi f32->i32
+  // 44: fptoui f32->i32
+  // 45: fptosi f32->i64
+  // 46: fptoui f32->i64
+  %e7_0 = tensor.empty() : tensor<41xi32>
+  %e7_1 = tensor.empty() : tensor<41xi32>
+  %e7_2 = tensor.empty() : tensor<41xi64>
+  %e7_3 = tensor.empty() : tensor<41xi64>
+  %r7:4 = linalg.generic {indexing_maps = [#x, #x, #x, #x, #x], iterator_types = ["parallel"]}
+      ins(%c3 : tensor<41xf32>)
+      outs(%e7_0, %e7_1, %e7_2, %e7_3 : tensor<41xi32>, tensor<41xi32>, tensor<41xi64>, tensor<41xi64>) {
+  ^bb0(%x: f32, %o0: i32, %o1: i32, %o2: i64, %o3: i64):
+    %v0 = arith.fptosi %x : f32 to i32
+    %v1 = arith.fptoui %x : f32 to i32
+    %v2 = arith.fptosi %x : f32 to i64
+    %v3 = arith.fptoui %x : f32 to i64
+    linalg.yield %v0, %v1, %v2, %v3 : i32, i32, i64, i64
+  } -> (tensor<41xi32>, tensor<41xi32>, tensor<41xi64>, tensor<41xi64>)
+  // 47: maximumf f64
+  // 48: minimumf f64
+  // 49: maxnumf f64
+  // 50: minnumf f64
+  %e8_0 = tensor.empty() : tensor<41x41xf64>
+  %e8_1 = tensor.empty() : tensor<41x41xf64>
+  %e8_2 = tensor.empty() : tensor<41x41xf64>
+  %e8_3 = tensor.empty() : tensor<41x41xf64>
+  %r8:4 = linalg.generic {indexing_maps = [#i, #j, #ij, #ij, #ij, #ij], iterator_types = ["parallel", "parallel"]}
+      ins(%c4, %c4 : tensor<41xf64>, tensor<41xf64>)
+      outs(%e8_0, %e8_1, %e8_2, %e8_3 : tensor<41x41xf64>, tensor<41x41xf64>, tensor<41x41xf64>, tensor<41x41xf64>) {
+  ^bb0(%x: f64, %y: f64, %o0: f64, %o1: f64, %o2: f64, %o3: f64):
+    %v0 = arith.maximumf %x, %y : f64
+    %v1 = arith.minimumf %x, %y : f64
+    %v2 = arith.maxnumf %x, %y : f64
+    %v3 = arith.minnumf %x, %y : f64
+    linalg.yield %v0, %v1, %v2, %v3 : f64, f64, f64, f64
+  } -> (tensor<41x41xf64>, tensor<41x41xf64>, tensor<41x41xf64>, tensor<41x41xf64>)
+  // 51: fptosi f64->i32
+  // 52: fptoui f64->i32
+  // 53: fptosi f64->i64
+  // 54: fptoui f64->i64
+  %e9_0 = tensor.empty() : tensor<41xi32>
+  %e9_1 = tensor.empty() : tensor<41xi32>
+  %e9_2 = tensor.empty() : tensor<41xi64>
+  %e9_3 = tensor.empty() : tensor<41xi64>
+  %r9:4 = linalg.generic {indexing_maps = [#x, #x, #x, #x, #x], iterator_types = ["parallel"]}
+      ins(%c4 : tensor<41xf64>)
+      outs(%e9_0, %e9_1, %e9_2, %e9_3 : tensor<41xi32>, tensor<41xi32>, tensor<41xi64>, tensor<41xi64>) {
+  ^bb0(%x: f64, %o0: i32, %o1: i32, %o2: i64, %o3: i64):
+    %v0 = arith.fptosi %x : f64 to i32
+    %v1 = arith.fptoui %x : f64 to i32
+    %v2 = arith.fptosi %x : f64 to i64
+    %v3 = arith.fptoui %x : f64 to i64
+    linalg.yield %v0, %v1, %v2, %v3 : i32, i32, i64, i64
+  } -> (tensor<41xi32>, tensor<41xi32>, tensor<41xi64>, tensor<41xi64>)
+  return %r0#0, %r0#1, %r0#2, %r0#3, %r0#4, %r0#5, %r0#6, %r0#7, %r0#8, %r1#0, %r1#1, %r1#2, %r1#3, %r1#4, %r1#5, %r1#6, %r1#7, %r1#8, %r2#0, %r2#1, %r2#2, %r2#3, %r2#4, %r3#0, %r3#1, %r3#2, %r3#3, %r4#0, %r4#1, %r4#2, %r5#0, %r5#1, %r5#2, %r5#3, %r5#4, %r5#5, %r5#6, %r5#7, %r5#8, %r6#0, %r6#1, %r6#2, %r6#3, %r7#0, %r7#1, %r7#2, %r7#3, %r8#0, %r8#1, %r8#2, %r8#3, %r9#0, %r9#1, %r9#2, %r9#3
+      : tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi32>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<18x18xi1>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi64>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<19x19xi1>, tensor<18xi64>, tensor<18xf32>, tensor<18xf32>, tensor<18xf64>, tensor<18xf64>, tensor<19xf32>, tensor<19xf32>, tensor<19xf64>, tensor<19xf64>, tensor<2xi32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<2x2xi1>, tensor<41x41xf32>, tensor<41x41xf32>, tensor<41x41xf32>, tensor<41x41xf32>, tensor<41xi32>, tensor<41xi32>, tensor<41xi64>, tensor<41xi64>, tensor<41x41xf64>, tensor<41x41xf64>, tensor<41x41xf64>, tensor<41x41xf64>, tensor<41xi32>, tensor<41xi32>, tensor<41xi64>, tensor<41xi64>
+}
+)";
+  check(text, 0, false, 10);
+}
+
 //===----------------------------------------------------------------------===//
 // bf16 and f16 (16-bit storage, f32 compute, rounded as the interpreter)
 //===----------------------------------------------------------------------===//
