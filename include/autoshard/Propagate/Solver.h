@@ -153,8 +153,8 @@ struct SolverOptions {
   /// Exact solver: its branch and bound gives up (returning the best plan
   /// found, optimal = false) once its lower bounds have visited this many
   /// graph nodes in all (each search node's bound visits the nodes of its
-  /// component not yet placed, some 25 ns each: the default is half a
-  /// minute or so). Counted, not timed, so the result is deterministic.
+  /// component not yet placed, 25-50 ns each: the default is under a
+  /// minute). Counted, not timed, so the result is deterministic.
   uint64_t maxSearchNodes = 1000000000;
   /// Local search: at most this many improvement rounds after the forest DP.
   unsigned maxRounds = 64;
