@@ -524,6 +524,7 @@ GenericInput autoshard::onnx_import::loopIndex(NodeImporter &n, int64_t dim,
   // the fold budget (a dim is a few bytes of a model); past it the program
   // makes the iota, a generic of linalg.index.
   OpBuilder &b = n.getBuilder();
+  MLIRContext *ctx = b.getContext();
   auto type = RankedTensorType::get({size}, b.getI64Type());
   Value c;
   if (n.reserveFold({size})) {
@@ -532,9 +533,19 @@ GenericInput autoshard::onnx_import::loopIndex(NodeImporter &n, int64_t dim,
     c = arith::ConstantOp::create(
         b, n.getLoc(), DenseElementsAttr::get(type, ArrayRef<int64_t>(iota)));
   } else {
-    AffineMap id = b.getMultiDimIdentityMap(1);
-    c = n.buildGeneric({}, {size}, ElemKind::I64, {IteratorType::parallel},
-                       Value(), id,
+    // A unit reduction loop (over a one-element operand that gives its
+    // extent) keeps it out of elementwise fusion, which would remap
+    // linalg.index through an affine.apply the runtime does not run.
+    auto unitType = RankedTensorType::get({1}, b.getI64Type());
+    Value unit = arith::ConstantOp::create(
+        b, n.getLoc(),
+        DenseElementsAttr::get(unitType, b.getI64IntegerAttr(0)));
+    AffineMap out = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    AffineMap in = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+    c = n.buildGeneric({GenericInput{unit, in, std::nullopt}}, {size},
+                       ElemKind::I64,
+                       {IteratorType::parallel, IteratorType::reduction},
+                       Value(), out,
                        [&](OpBuilder &bb, Location l, ArrayRef<Value>) {
                          Value i = linalg::IndexOp::create(bb, l, 0);
                          return arith::IndexCastOp::create(
@@ -543,7 +554,6 @@ GenericInput autoshard::onnx_import::loopIndex(NodeImporter &n, int64_t dim,
                        })
             ->getResult(0);
   }
-  MLIRContext *ctx = b.getContext();
   return {c,
           AffineMap::get(numLoops, 0, {getAffineDimExpr(dim, ctx)}, ctx),
           std::nullopt};
