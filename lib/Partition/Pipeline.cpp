@@ -27,6 +27,11 @@ struct AutoshardPipelineOptions
                                           "module's dist.mesh)")};
   Option<std::string> solver{*this, "solver",
                              llvm::cl::desc("Propagation solver (dp|exact)")};
+  Option<uint64_t> exactBudget{
+      *this, "exact-budget",
+      llvm::cl::desc("solver=exact: node visits before the search keeps its "
+                     "best plan unproven (0: dist-propagate's default)"),
+      llvm::cl::init(0)};
   Option<bool> enableAllToAll{
       *this, "enable-alltoall",
       llvm::cl::desc("Let the planner use all_to_all"), llvm::cl::init(false)};
@@ -66,6 +71,8 @@ void autoshard::registerAutoshardPipeline() {
           os << "mesh=" << quoted(opts.mesh) << " ";
         if (!opts.solver.empty())
           os << "solver=" << opts.solver << " ";
+        if (opts.exactBudget)
+          os << "exact-budget=" << opts.exactBudget << " ";
         if (!opts.report.empty())
           os << "report=" << quoted(opts.report) << " ";
         if (!opts.cluster.empty())

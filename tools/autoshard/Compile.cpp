@@ -138,6 +138,8 @@ std::string driver::compilePipeline(const CompileOptions &options) {
   if (options.precision != "fp32")
     os << "dist-mixed-precision{precision=" << options.precision << "},";
   os << "autoshard-pipeline{solver=" << options.solver;
+  if (options.exactBudget)
+    os << " exact-budget=" << options.exactBudget;
   if (options.enableAllToAll)
     os << " enable-alltoall=true";
   if (!options.report.empty())
@@ -161,6 +163,20 @@ LogicalResult driver::runPipeline(ModuleOp module, StringRef pipeline) {
   llvm::raw_string_ostream errOs(parseErr);
   if (failed(parsePassPipeline(pipeline, pm, errOs)))
     return fail("bad pipeline '" + pipeline + "': " + parseErr);
+  // Without a handler MLIR prints errors and drops warnings (e.g. the exact
+  // solver stopping at its budget): print those as autoshard-opt does;
+  // everything else goes on to the default handling.
+  ScopedDiagnosticHandler warnings(module.getContext(), [](Diagnostic &d) {
+    if (d.getSeverity() != DiagnosticSeverity::Warning)
+      return failure();
+    if (auto at = d.getLocation()->findInstanceOf<FileLineColLoc>())
+      llvm::errs() << at.getFilename().getValue() << ":" << at.getLine()
+                   << ":" << at.getColumn();
+    else
+      llvm::errs() << d.getLocation();
+    llvm::errs() << ": warning: " << d << "\n";
+    return success();
+  });
   return pm.run(module);
 }
 

@@ -23,6 +23,8 @@ struct CompileOptions {
   std::string output = "-";
   std::string report;       // propagation report (JSON) path
   std::string solver = "dp";
+  /// --exact-budget: solver=exact's node visits (0: the pass's default).
+  uint64_t exactBudget = 0;
   std::string cluster;
   bool enableAllToAll = false;
   /// --precision: fp32, tf32, bf16 or fp16 (--dist-mixed-precision before

@@ -73,6 +73,11 @@ static cl::opt<std::string>
 static cl::opt<std::string> solver("solver",
                                    cl::desc("Propagation solver: dp | exact"),
                                    cl::init("dp"), BOTH);
+static cl::opt<uint64_t> exactBudget(
+    "exact-budget",
+    cl::desc("--solver exact: node visits before the search stops and keeps "
+             "its best plan, unproven (default: 10^9, under a minute)"),
+    cl::init(0), BOTH);
 static cl::opt<std::string>
     cluster("cluster", cl::desc("Cluster description (JSON) for the cost model"),
             cl::value_desc("file"), BOTH);
@@ -260,6 +265,7 @@ static CompileOptions getCompileOptions() {
   o.output = output;
   o.report = report;
   o.solver = solver;
+  o.exactBudget = exactBudget;
   o.cluster = cluster;
   o.enableAllToAll = enableAllToAll;
   o.precision = precision;
