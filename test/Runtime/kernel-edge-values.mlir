@@ -13,13 +13,19 @@
 // fptosi/fptoui out of range) compiled kernels compute the interpreter's
 // value (lib/Lower/KernelCompiler.cpp rewriteToInterpreterSemantics,
 // runtime/lib/ScalarEval.h). Integer division is in kernel-division.mlir.
-// Made by a script from lists of edge values: binary ops run over every
-// pair (a 2-D nest over x and y), unary ops over the list.
+// Made by Inputs/kernel_edge_values.py from lists of edge values: binary
+// ops run over every pair (a 2-D nest over x and y), unary ops over the
+// list; its --subset output is KernelTests' ScalarEdgeValuesExact program
+// (run on the GPU by scripts/gpu-check.sh). Both copies must be its output.
 // REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: autoshard-run %s --kernels=compiled --kernel-fusion=false --print-plan --output-dir %t/c | FileCheck %s
 // RUN: autoshard-run %s --kernels=interpreted --output-dir %t/i > /dev/null
 // RUN: %numpy_python -c "import numpy as n, glob, sys; fs = sorted(glob.glob(sys.argv[1] + '/c/*.npy')); eq = lambda a, b: a.shape == b.shape and a.dtype == b.dtype and bool(((a.view(n.uint8).reshape(a.size, -1) == b.view(n.uint8).reshape(b.size, -1)).all(1) | ((n.isnan(a) & n.isnan(b)).reshape(-1) if a.dtype.kind == 'f' else False)).all()); bad = [f.split('/')[-1] for f in fs if not eq(n.load(f), n.load(f.replace('/c/', '/i/')))]; print(len(fs), 'outputs,', len(bad), 'differ', bad)" %t | FileCheck %s --check-prefix=CMP
+// RUN: grep -v '^//' %s > %t/program.mlir
+// RUN: %numpy_python %S/Inputs/kernel_edge_values.py | diff - %t/program.mlir
+// RUN: %numpy_python -c "import sys; s = open(sys.argv[1]).read(); i = s.index('R\"(', s.index('ScalarEdgeValuesExact')) + 4; sys.stdout.write(s[i:s.index(')\";', i)])" %S/../../unittests/Kernels/KernelCompilerTest.cpp > %t/subset.mlir
+// RUN: %numpy_python %S/Inputs/kernel_edge_values.py --subset | diff - %t/subset.mlir
 // CHECK-NOT: interpreted
 // CHECK-COUNT-14: = generic {{.*}} compiled @autoshard_kernel_
 // CHECK-NOT: interpreted
