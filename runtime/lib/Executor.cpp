@@ -500,9 +500,7 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
   Tensor &res = env[inst.results.empty() ? 0 : inst.results[0]];
 
   switch (inst.kind) {
-  case OpKind::Constant:
-    if (invariant[inst.results[0]].isNull())
-      invariant[inst.results[0]] = backend.upload(inst.constant);
+  case OpKind::Constant: // made before the run (makeInvariants)
     res = invariant[inst.results[0]];
     return;
   case OpKind::Empty:
@@ -583,7 +581,9 @@ void Executor::execute(const Instruction &inst, std::vector<Tensor> &env) {
     return;
   }
   case OpKind::ProcessIndex:
-    return executeProcessIndex(inst, env);
+    for (ValueId id : inst.results) // made before the run
+      env[id] = invariant[id];
+    return;
   case OpKind::Collective:
     return executeCollective(inst, env);
   }
@@ -633,27 +633,12 @@ void Executor::makeInvariants() {
     if (skipped[i] || inst.results.empty() ||
         !invariant[inst.results[0]].isNull())
       continue;
-    if (inst.kind == OpKind::Constant) {
+    if (inst.kind == OpKind::Constant)
       invariant[inst.results[0]] = backend.upload(inst.constant);
-    } else if (inst.kind == OpKind::ProcessIndex) {
-      makeProcessIndex(inst, env);
-      for (ValueId id : inst.results)
-        invariant[id] = std::move(env[id]);
-    }
+    else if (inst.kind == OpKind::ProcessIndex)
+      makeProcessIndex(inst, invariant); // indexed by value, as env is
   }
   invariantsMade = true;
-}
-
-void Executor::executeProcessIndex(const Instruction &inst,
-                                   std::vector<Tensor> &env) {
-  if (!inst.results.empty() && !invariant[inst.results[0]].isNull()) {
-    for (ValueId id : inst.results)
-      env[id] = invariant[id];
-    return;
-  }
-  makeProcessIndex(inst, env);
-  for (ValueId id : inst.results)
-    invariant[id] = env[id];
 }
 
 void Executor::makeProcessIndex(const Instruction &inst,

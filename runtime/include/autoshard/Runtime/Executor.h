@@ -98,8 +98,6 @@ private:
   void execute(const Instruction &inst, std::vector<Tensor> &env);
   void executeWindow(const Instruction &inst, std::vector<Tensor> &env);
   void executeGeneric(const Instruction &inst, std::vector<Tensor> &env);
-  /// The process index results: made once (makeProcessIndex), then shared.
-  void executeProcessIndex(const Instruction &inst, std::vector<Tensor> &env);
   /// Makes every constant and process index (the invariant values) before
   /// the first run's first instruction. Made where they stand, a late one
   /// could take a block an earlier value freed in that run, and the second
