@@ -1,7 +1,7 @@
 // Integer division and remainder in compiled loop nests: native code traps
 // (SIGFPE) on a zero divisor and on the signed INT_MIN / -1, where the
 // interpreter raises a located error, so only a constant divisor known to
-// be neither compiles (lib/Lower/KernelCompiler.cpp mayTrap). A zero
+// be neither compiles (lib/Lower/InterpreterSemantics.cpp mayTrap). A zero
 // divisor gives the interpreter's error, rc 1 and no signal (`not` fails
 // on a crash) under every --kernels mode; on good data compiled and
 // interpreted agree bit for bit.

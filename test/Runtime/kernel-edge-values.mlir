@@ -11,7 +11,7 @@
 // extsi/sitofp/cmpi slt of i1 true as -1, fptoui of [2^63, 2^64), sitofp
 // of int64 rounded once); where it is poison (shifts by >= the width,
 // fptosi/fptoui out of range) compiled kernels compute the interpreter's
-// value (lib/Lower/KernelCompiler.cpp rewriteToInterpreterSemantics,
+// value (lib/Lower/InterpreterSemantics.cpp rewriteToInterpreterSemantics,
 // runtime/lib/ScalarEval.h). Integer division is in kernel-division.mlir.
 // Made by Inputs/kernel_edge_values.py from lists of edge values: binary
 // ops run over every pair (a 2-D nest over x and y), unary ops over the
